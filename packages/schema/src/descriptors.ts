@@ -1,0 +1,137 @@
+import { z } from "zod";
+import { requestTopic, responseTopic } from "./topics.js";
+
+/** Config types toolmesh understands; the config store validates these and stores others as given. */
+export const ConfigType = {
+  toolService: "tool-service",
+  tool: "tool",
+  mcp: "mcp",
+  toolSource: "tool-source",
+} as const;
+
+const ConfigParam = z.union([
+  z.string().min(1).transform((name) => ({ name, required: false })),
+  z.object({ name: z.string().min(1), required: z.boolean().default(false) }),
+]);
+
+/**
+ * A tool service (config type `tool-service`). Two forms are accepted and normalised to topics:
+ *   seed:       {"id", "topic": "joke", "config-params": [{"name": "style", "required": false}]}
+ *   TrustGraph: {"id", "request-queue": "...", "response-queue": "...", "config-params": ["style"]}
+ */
+export const ToolServiceDescriptor = z
+  .looseObject({
+    id: z.string().min(1),
+    topic: z.string().min(1).optional(),
+    "request-queue": z.string().min(1).optional(),
+    "response-queue": z.string().min(1).optional(),
+    "config-params": z.array(ConfigParam).default([]),
+  })
+  .superRefine((d, ctx) => {
+    if (!d.topic && !d["request-queue"]) {
+      ctx.addIssue({ code: "custom", message: "a tool-service needs 'topic' or 'request-queue'" });
+    }
+    if (d["request-queue"] && !d["response-queue"]) {
+      ctx.addIssue({ code: "custom", message: "'request-queue' needs a matching 'response-queue'" });
+    }
+  })
+  .transform((d) => ({
+    id: d.id,
+    requestTopic: d["request-queue"] ?? requestTopic(d.topic as string),
+    responseTopic: d["response-queue"] ?? responseTopic(d.topic as string),
+    configParams: d["config-params"],
+  }));
+export type ToolServiceDescriptor = z.output<typeof ToolServiceDescriptor>;
+
+export const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
+
+export const ToolArgument = z.object({
+  name: z.string().min(1),
+  type: ArgumentType.default("string"),
+  description: z.string().default(""),
+  required: z.boolean().default(true),
+});
+export type ToolArgument = z.output<typeof ToolArgument>;
+
+/** Names the LLM sees; the registry refuses anything else rather than renaming it. */
+export const ToolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "tool names are 1-64 characters of A-Z, a-z, 0-9, '_' and '-'");
+
+const toolCommon = {
+  name: ToolName,
+  description: z.string().default(""),
+  arguments: z.array(ToolArgument).default([]),
+  group: z.array(z.string()).optional(),
+};
+
+/**
+ * A tool (config type `tool`). Loose objects: a tool-service tool's other keys are its values for the
+ * service's config-params (`"style": "pun"`), so they must survive parsing.
+ */
+export const ToolDescriptor = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("tool-service"), service: z.string().min(1), ...toolCommon }),
+  z.looseObject({ type: z.literal("mcp-tool"), "mcp-tool": z.string().min(1), ...toolCommon }),
+  z.looseObject({ type: z.literal("text-completion"), ...toolCommon }),
+]);
+export type ToolDescriptor = z.output<typeof ToolDescriptor>;
+
+/**
+ * A remote MCP tool (config type `mcp`, key = tool id). Header values may reference environment variables
+ * as `${env:NAME}` so secrets need not sit in plain config.
+ */
+export const McpDescriptor = z.looseObject({
+  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
+  "remote-name": z.string().min(1).optional(),
+  "auth-token": z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  transport: z.enum(["streamable-http", "sse", "auto"]).default("auto"),
+});
+export type McpDescriptor = z.output<typeof McpDescriptor>;
+
+/** A manifest source (config type `tool-source`). */
+export const ToolSourceDescriptor = z.object({
+  id: z.string().min(1),
+  manifest_url: z.url({ protocol: /^https?$/, error: "manifest_url must be an http(s) URL" }),
+  active: z.boolean().default(true),
+});
+export type ToolSourceDescriptor = z.output<typeof ToolSourceDescriptor>;
+
+export const DescriptorSchemas = {
+  [ConfigType.toolService]: ToolServiceDescriptor,
+  [ConfigType.tool]: ToolDescriptor,
+  [ConfigType.mcp]: McpDescriptor,
+  [ConfigType.toolSource]: ToolSourceDescriptor,
+} as const;
+
+/**
+ * The values a tool sends its service: the tool's own values for the service's config-params. A missing
+ * required one is a descriptor error, reported with both names.
+ */
+export function toolServiceConfig(
+  tool: Record<string, unknown> & { name: string },
+  service: ToolServiceDescriptor,
+): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const param of service.configParams) {
+    if (tool[param.name] !== undefined) config[param.name] = tool[param.name];
+    else if (param.required) {
+      throw new Error(
+        `tool '${tool.name}' does not set '${param.name}', which service '${service.id}' requires`,
+      );
+    }
+  }
+  return config;
+}
+
+/** The JSON Schema for a tool's `arguments` list, as offered to an LLM. */
+export function argumentsJsonSchema(args: readonly ToolArgument[]): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      args.map((a) => [a.name, { type: a.type, ...(a.description ? { description: a.description } : {}) }]),
+    ),
+    required: args.filter((a) => a.required).map((a) => a.name),
+    additionalProperties: false,
+  };
+}

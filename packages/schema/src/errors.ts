@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** The one error shape on every reply: `error: {type, message}`, null on success. */
+export const WireError = z.object({
+  type: z.string(),
+  message: z.string(),
+});
+export type WireError = z.infer<typeof WireError>;
+
+export const NullableWireError = WireError.nullable().default(null);
+
+/** Error types toolmesh itself emits; peers may send others, so the wire type stays a plain string. */
+export const ErrorType = {
+  badRequest: "bad-request",
+  toolServiceError: "tool-service-error",
+  mcpToolError: "mcp-tool-error",
+  configError: "config-error",
+  registryError: "tool-registry-error",
+  agentError: "agent-error",
+  timeout: "timeout",
+  internal: "internal-error",
+} as const;
+
+export function wireError(type: string, message: string): WireError {
+  return { type, message };
+}
+
+/** Formats zod issues as one readable line: `config: not valid JSON ...; arguments: expected record`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+    .join("; ");
+}

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** A JSON object (string keys, any values), as carried inside the wire's JSON-encoded string fields. */
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+/**
+ * A field that travels as a JSON-encoded string (`"{\"topic\": \"cats\"}"`) but is used as a value.
+ * `Schema.parse(wire)` decodes it; `Schema.encode(value)` turns it back into the string the wire carries.
+ * An empty string counts as "{}": TrustGraph's services send it that way when nothing is set.
+ */
+export function jsonEncoded<T extends z.ZodType>(inner: T) {
+  return z.codec(z.string(), inner, {
+    decode: (text, ctx) => {
+      if (text.trim() === "") return {} as z.input<T>;
+      try {
+        return JSON.parse(text) as z.input<T>;
+      } catch (err) {
+        ctx.issues.push({
+          code: "invalid_format",
+          format: "json",
+          input: text,
+          message: `not valid JSON: ${(err as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    },
+    encode: (value) => JSON.stringify(value),
+  });
+}
+
+/** The common case: a JSON-encoded object field, `"{}"` when absent. */
+export const jsonEncodedObject = () => jsonEncoded(JsonObject).default({});

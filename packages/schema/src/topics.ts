@@ -1,0 +1,73 @@
+/**
+ * Topic names (design §2). Requests and replies travel on non-persistent topics in tenant `tg`;
+ * pushes on `tg/notify`; tool-service manifests are announced on a persistent topic so that a registry
+ * started later still reads them.
+ */
+export const TENANT = "tg";
+
+export const Namespace = {
+  request: "request",
+  response: "response",
+  notify: "notify",
+  flow: "flow",
+} as const;
+
+/** Service names with a request/response topic pair. */
+export const ServiceName = {
+  config: "config",
+  agent: "agent",
+  mcpTool: "mcp-tool",
+  toolRegistry: "tool-registry",
+} as const;
+
+export function requestTopic(name: string): string {
+  return `non-persistent://${TENANT}/${Namespace.request}/${name}`;
+}
+
+export function responseTopic(name: string): string {
+  return `non-persistent://${TENANT}/${Namespace.response}/${name}`;
+}
+
+export function notifyTopic(name: string): string {
+  return `non-persistent://${TENANT}/${Namespace.notify}/${name}`;
+}
+
+export const Topics = {
+  configNotify: notifyTopic("config"),
+  toolRegistryNotify: notifyTopic("tool-registry"),
+  /** Persistent: a registry that starts after a tool service still reads its announcement. */
+  toolAnnouncements: `persistent://${TENANT}/${Namespace.flow}/tool-announcements`,
+} as const;
+
+/** The Shared subscription every replica of a service uses on its request topic. */
+export function requestSubscription(serviceId: string): string {
+  return `${serviceId}-request`;
+}
+
+export interface ParsedTopic {
+  persistence: "persistent" | "non-persistent";
+  tenant: string;
+  namespace: string;
+  topic: string;
+}
+
+const TOPIC_PATTERN = /^(persistent|non-persistent):\/\/([^/]+)\/([^/]+)\/([^/]+)$/;
+
+/** Splits `non-persistent://tg/request/joke` into its parts; a bare name means `persistent://public/default/name`. */
+export function parseTopic(name: string): ParsedTopic {
+  const match = TOPIC_PATTERN.exec(name);
+  if (match) {
+    const [, persistence, tenant, namespace, topic] = match as unknown as [
+      string,
+      ParsedTopic["persistence"],
+      string,
+      string,
+      string,
+    ];
+    return { persistence, tenant, namespace, topic };
+  }
+  if (/^[^/:]+$/.test(name)) {
+    return { persistence: "persistent", tenant: "public", namespace: "default", topic: name };
+  }
+  throw new Error(`invalid topic name '${name}': expected {persistent|non-persistent}://tenant/namespace/topic`);
+}

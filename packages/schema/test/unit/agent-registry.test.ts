@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import {
+  AgentRequest,
+  AgentResponse,
+  ToolAnnouncement,
+  ToolRegistryPush,
+  ToolRegistryRequest,
+} from "../../src/index.js";
+
+describe("agent wire", () => {
+  it("decodes a minimal request with defaults, and a pinned one", () => {
+    const request = AgentRequest.parse({ question: "tell me a joke" });
+    expect(request).toMatchObject({ user: "", streaming: false, catalog_revision: null, history: [] });
+    expect(AgentRequest.parse({ question: "q", catalog_revision: 3 }).catalog_revision).toBe(3);
+  });
+
+  it("rejects a request without a question", () => {
+    expect(AgentRequest.safeParse({ user: "alice" }).success).toBe(false);
+  });
+
+  it("round-trips each response type", () => {
+    for (const message_type of ["thought", "observation", "answer", "error"] as const) {
+      const response = {
+        message_type,
+        content: "c",
+        end_of_message: true,
+        end_of_dialog: message_type === "answer",
+        error: null,
+        run_id: "r1",
+        catalog_revision: 2,
+      };
+      expect(AgentResponse.parse(response)).toEqual(response);
+    }
+  });
+});
+
+describe("tool-registry wire", () => {
+  it("decodes operations and refuses unknown ones", () => {
+    expect(ToolRegistryRequest.parse({ operation: "diff", from_revision: 1, to_revision: 2 })).toMatchObject({
+      operation: "diff",
+      from_revision: 1,
+    });
+    expect(ToolRegistryRequest.safeParse({ operation: "wipe" }).success).toBe(false);
+  });
+
+  it("decodes a push and an announcement", () => {
+    const push = { revision_number: 2, content_hash: "ab", created_at: "2026-12-02T00:00:00Z", tool_count: 3 };
+    expect(ToolRegistryPush.parse(push)).toEqual(push);
+    const announcement = ToolAnnouncement.parse({
+      service_id: "joke-service",
+      announced_at: "2026-12-02T00:00:00Z",
+      manifest: [
+        {
+          tool_id: "joke-service.tell-joke",
+          name: "tell-joke",
+          parameters_schema: { type: "object" },
+          binding: {
+            kind: "tool-service",
+            request_topic: "non-persistent://tg/request/joke",
+            response_topic: "non-persistent://tg/response/joke",
+          },
+        },
+      ],
+    });
+    expect(announcement.manifest[0]?.binding).toMatchObject({ kind: "tool-service", config: {} });
+  });
+
+  it("refuses a manifest entry whose name an LLM could not call", () => {
+    const entry = {
+      tool_id: "x",
+      name: "tell joke!",
+      parameters_schema: {},
+      binding: { kind: "text-completion" },
+    };
+    expect(ToolAnnouncement.safeParse({ service_id: "s", announced_at: "t", manifest: [entry] }).success).toBe(
+      false,
+    );
+  });
+});

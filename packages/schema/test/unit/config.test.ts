@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { ConfigPush, ConfigRequest, ConfigResponse } from "../../src/index.js";
+
+describe("config wire", () => {
+  it("decodes the design's request and defaults the workspace", () => {
+    const wire = {
+      operation: "put",
+      keys: [{ type: "tool", key: "tell-joke" }],
+      type: "tool",
+      values: [{ type: "tool", key: "tell-joke", value: '{"type": "tool-service"}' }],
+    };
+    const request = ConfigRequest.parse(wire);
+    expect(request.workspace).toBe("default");
+    expect(request.values[0]?.value).toBe('{"type": "tool-service"}');
+    expect(ConfigRequest.parse({ ...wire, workspace: "team-a" }).workspace).toBe("team-a");
+  });
+
+  it("rejects an unknown operation and a key without a type", () => {
+    const bad = ConfigRequest.safeParse({ operation: "drop" });
+    expect(bad.success).toBe(false);
+    expect(ConfigRequest.safeParse({ operation: "get", keys: [{ key: "x" }] }).success).toBe(false);
+  });
+
+  it("round-trips the design's response and push", () => {
+    const response = {
+      version: 7,
+      values: [{ type: "tool", key: "k", value: "{}" }],
+      directory: ["k"],
+      config: { tool: { k: "{}" } },
+      error: null,
+    };
+    expect(ConfigResponse.parse(response)).toEqual(response);
+    expect(ConfigPush.parse({ version: 7, changes: { tool: ["default"] } })).toEqual({
+      version: 7,
+      changes: { tool: ["default"] },
+    });
+  });
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// One test preset for every package. Unit tests live in test/unit, tests against the real broker in
+// test/integration; both run by default. Integration tests talk to a real broker, so they get longer
+// timeouts, and files run one at a time to keep a 2-core machine's broker responsive.
+export const sharedVitestConfig = defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 240_000,
+    fileParallelism: false,
+    reporters: ["default"],
+  },
+});
