@@ -9,6 +9,8 @@ export const sharedVitestConfig = defineConfig({
     testTimeout: 30_000,
     hookTimeout: 240_000,
     fileParallelism: false,
-    reporters: ["default"],
+    // The JSON report lets scripts/test.sh print one "N passed, N failed" line for the whole repo.
+    reporters: ["default", "json"],
+    outputFile: { json: "./test-results/vitest.json" },
   },
 });

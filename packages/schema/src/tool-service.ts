@@ -22,3 +22,4 @@ export const ToolServiceResponse = z.object({
   end_of_stream: z.boolean().default(true),
 });
 export type ToolServiceResponse = z.output<typeof ToolServiceResponse>;
+export type ToolServiceResponseWire = z.input<typeof ToolServiceResponse>;

@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { AsyncQueue } from "./async-queue.js";
+import type { PulsarClient, Subscription } from "./client.js";
+import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
+import { decodeJson, encodeJson } from "./json.js";
+import type { IncomingMessage, Properties } from "./transport.js";
+
+export interface RequestClientOptions<S extends z.ZodType> {
+  requestTopic: string;
+  responseTopic: string;
+  /** Every reply is parsed with it; a reply that fails fails its call. */
+  responseSchema: S;
+  /** Start of this client's own response subscription name (a uuid follows). */
+  subscriptionPrefix?: string;
+  /** Default time allowed for a reply (and between the replies of a stream). */
+  timeoutMs?: number;
+}
+
+export interface RequestOptions<R> {
+  timeoutMs?: number;
+  /** Marks the reply that ends the call (e.g. `r => r.end_of_stream`); by default the first reply does. */
+  isLast?: (reply: R) => boolean;
+  /** Called with every reply, the last included, in arrival order. */
+  onReply?: (reply: R) => void;
+  properties?: Properties;
+}
+
+interface PendingCall<R> {
+  isLast: (reply: R) => boolean;
+  onReply: ((reply: R) => void) | undefined;
+  resolve: (reply: R) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+  arm: () => void;
+}
+
+/**
+ * Request/response over a pair of topics: its own Exclusive subscription on the response topic (made
+ * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
+ * property on each request, replies matched by that id, ids it does not own dropped. Many calls may be
+ * in flight at once.
+ */
+export class RequestClient<S extends z.ZodType> {
+  private readonly pending = new Map<string, PendingCall<z.output<S>>>();
+  private subscription: Subscription | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly client: PulsarClient,
+    private readonly options: RequestClientOptions<S>,
+  ) {}
+
+  static async create<S extends z.ZodType>(
+    client: PulsarClient,
+    options: RequestClientOptions<S>,
+  ): Promise<RequestClient<S>> {
+    const requestClient = new RequestClient(client, options);
+    await requestClient.start();
+    return requestClient;
+  }
+
+  get requestTopic(): string {
+    return this.options.requestTopic;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Sends one request; resolves with the last reply (the only one, unless `isLast` says otherwise). */
+  async request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
+    if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
+    const id = randomUUID();
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
+    const reply = new Promise<z.output<S>>((resolve, reject) => {
+      const call: PendingCall<z.output<S>> = {
+        isLast: options.isLast ?? (() => true),
+        onReply: options.onReply,
+        resolve,
+        reject,
+        timer: undefined as unknown as NodeJS.Timeout,
+        arm: () => {
+          clearTimeout(call.timer);
+          call.timer = setTimeout(() => {
+            this.pending.delete(id);
+            reject(new RequestTimeoutError(this.options.requestTopic, this.options.responseTopic, timeoutMs, id));
+          }, timeoutMs);
+        },
+      };
+      call.arm();
+      this.pending.set(id, call);
+    });
+    // Not awaited: while the broker is away the send waits for a reconnect, and the call's own timeout
+    // must still apply. A send that fails ends the call if it is still waiting.
+    this.client.send(this.options.requestTopic, encodeJson(body), { ...options.properties, id }).catch((err: Error) => {
+      const call = this.pending.get(id);
+      if (!call) return;
+      clearTimeout(call.timer);
+      this.pending.delete(id);
+      call.reject(err);
+    });
+    return reply;
+  }
+
+  /** Sends one request and yields each reply as it arrives, ending after the one `isLast` marks. */
+  stream(
+    body: unknown,
+    options: Omit<RequestOptions<z.output<S>>, "onReply"> & { isLast: (reply: z.output<S>) => boolean },
+  ): AsyncIterable<z.output<S>> {
+    const queue = new AsyncQueue<z.output<S>>();
+    this.request(body, { ...options, onReply: (reply) => queue.push(reply) }).then(
+      () => queue.end(),
+      (err: Error) => queue.end(err),
+    );
+    return queue;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [id, call] of this.pending) {
+      clearTimeout(call.timer);
+      call.reject(new ClosedError(`request ${id} to ${this.options.requestTopic} abandoned: client closed`));
+    }
+    this.pending.clear();
+    await this.subscription?.close();
+  }
+
+  private async start(): Promise<void> {
+    const prefix = this.options.subscriptionPrefix ?? "toolmesh-client";
+    this.subscription = await this.client.subscribe(
+      {
+        topic: this.options.responseTopic,
+        subscription: `${prefix}-${randomUUID()}`,
+        type: "Exclusive",
+        // Replies are matched in memory, never slow: a large window keeps 1000s of calls in flight.
+        receiverQueueSize: 1000,
+        concurrency: 1000,
+      },
+      async (message) => this.onReply(message),
+    );
+  }
+
+  private onReply(message: IncomingMessage): void {
+    const id = message.properties.id;
+    const call = id ? this.pending.get(id) : undefined;
+    if (!id || !call) return; // another client's reply, or one that came after its timeout
+    const decoded = decodeJson(this.options.responseSchema, message.payload);
+    if (!decoded.ok) {
+      clearTimeout(call.timer);
+      this.pending.delete(id);
+      call.reject(new ReplyFormatError(`reply on ${this.options.responseTopic} to request ${id}: ${decoded.reason}`));
+      return;
+    }
+    call.onReply?.(decoded.value);
+    if (call.isLast(decoded.value)) {
+      clearTimeout(call.timer);
+      this.pending.delete(id);
+      call.resolve(decoded.value);
+    } else {
+      call.arm();
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import type { Logger } from "pino";
+import WebSocket from "ws";
+import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "../backoff.js";
+import { ClosedError, PulsarError } from "../errors.js";
+
+export interface LinkOptions {
+  url: string;
+  /** What the link is for, in log lines: `producer non-persistent://tg/request/joke`. */
+  label: string;
+  logger: Logger;
+  /** The broker drops WebSocket sessions idle for 5 minutes; pings keep them alive and detect dead peers. */
+  pingIntervalMs?: number;
+  backoff?: BackoffOptions;
+  onOpen?: () => void;
+  onFrame: (frame: string) => void;
+  onDown?: () => void;
+}
+
+/** Upgrade refusals that retrying will not fix (bad request, unauthorised). */
+const FATAL_STATUS = new Set([400, 401, 403]);
+
+/**
+ * One WebSocket session to the broker that comes back by itself: reconnects with backoff whenever the
+ * session drops (broker restart, network), pings to stay alive, and closes cleanly on close().
+ */
+export class ReconnectingLink {
+  private socket: WebSocket | undefined;
+  private closed = false;
+  private everOpened = false;
+  private readonly backoff: Backoff;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private firstOpen: { resolve: () => void; reject: (err: Error) => void } | undefined;
+
+  constructor(private readonly options: LinkOptions) {
+    this.backoff = new Backoff(options.backoff ?? DEFAULT_BACKOFF);
+  }
+
+  get connected(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
+  /** Resolves on the first successful open; rejects if the broker refuses for good or close() comes first. */
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.firstOpen = { resolve, reject };
+      this.connect();
+    });
+  }
+
+  /** Sends a text frame; false when the session is not open (the caller keeps it for the next one). */
+  send(frame: string): boolean {
+    if (!this.connected) return false;
+    this.socket!.send(frame);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.pingTimer);
+    this.firstOpen?.reject(new ClosedError(`${this.options.label}: closed before it connected`));
+    this.firstOpen = undefined;
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => {
+        socket.terminate();
+        resolve();
+      }, 2_000);
+      socket.once("close", () => {
+        clearTimeout(force);
+        resolve();
+      });
+      if (socket.readyState === WebSocket.CONNECTING) socket.terminate();
+      else socket.close(1000);
+    });
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const { logger, label } = this.options;
+    const socket = new WebSocket(this.options.url, { perMessageDeflate: false, handshakeTimeout: 10_000 });
+    this.socket = socket;
+    let alive = true;
+
+    socket.on("open", () => {
+      this.backoff.reset();
+      if (this.everOpened) logger.info({ link: label }, "pulsar link reconnected");
+      this.everOpened = true;
+      alive = true;
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => {
+        if (!alive) {
+          logger.warn({ link: label }, "pulsar link missed a pong; reconnecting");
+          socket.terminate();
+          return;
+        }
+        alive = false;
+        socket.ping();
+      }, this.options.pingIntervalMs ?? 30_000).unref();
+      this.options.onOpen?.();
+      this.firstOpen?.resolve();
+      this.firstOpen = undefined;
+    });
+    socket.on("pong", () => {
+      alive = true;
+    });
+    socket.on("message", (data) => this.options.onFrame(data.toString()));
+    socket.on("unexpected-response", (request, response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        if (body.length < 500) body += chunk;
+      });
+      response.on("end", () => {
+        const status = response.statusCode ?? 0;
+        const reason = `broker refused ${label}: HTTP ${status} ${body.trim() || response.statusMessage || ""}`;
+        if (!this.everOpened && FATAL_STATUS.has(status)) {
+          this.firstOpen?.reject(new PulsarError(reason));
+          this.firstOpen = undefined;
+          this.closed = true;
+          return;
+        }
+        logger.warn({ link: label, status }, reason);
+        this.scheduleReconnect();
+      });
+      request.destroy();
+    });
+    socket.on("error", (err) => {
+      // 'close' follows; log here only, reconnect there.
+      logger.debug({ link: label, err: err.message }, "pulsar link error");
+    });
+    socket.on("close", () => {
+      clearInterval(this.pingTimer);
+      if (this.socket !== socket) return;
+      this.options.onDown?.();
+      if (!this.closed) this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer?.hasRef()) return;
+    const delay = this.backoff.next();
+    this.options.logger.debug({ link: this.options.label, delay }, "pulsar link reconnecting");
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connect();
+    }, delay);
+  }
+}

@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repo root, from src/ or dist/ alike. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const START_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/start.sh");
+const STOP_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/stop.sh");
+
+export interface Broker {
+  /** e.g. http://127.0.0.1:8080: admin REST and the WebSocket API (`ws://.../ws/v2`). */
+  webServiceUrl: string;
+}
+
+/** True when the broker answers and tenant `tg` has its namespaces. */
+export async function brokerReady(webServiceUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${webServiceUrl}/admin/v2/namespaces/tg`, { signal: AbortSignal.timeout(2_000) });
+    if (!response.ok) return false;
+    const namespaces = (await response.json()) as string[];
+    return namespaces.includes("tg/request") && namespaces.includes("tg/response");
+  } catch {
+    return false;
+  }
+}
+
+function runScript(script: string, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    if (!existsSync(script)) return reject(new Error(`missing ${script}`));
+    const child = spawn("bash", [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${script} exited ${code}:\n${output.slice(-4000)}`)),
+    );
+  });
+}
+
+/**
+ * The broker the tests use. PULSAR_WEB_URL given: used as is (and must be up). Otherwise the local
+ * standalone on 127.0.0.1:8080, started from infra/pulsar when it is not running; the README's test
+ * command starts it beforehand, so this only starts one when a single package's tests run alone.
+ */
+export async function useBroker(): Promise<Broker> {
+  const given = process.env.PULSAR_WEB_URL;
+  const webServiceUrl = given ?? "http://127.0.0.1:8080";
+  if (await brokerReady(webServiceUrl)) return { webServiceUrl };
+  if (given) throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
+  await runScript(START_SCRIPT, {});
+  if (!(await brokerReady(webServiceUrl))) throw new Error(`started the local broker but ${webServiceUrl} is not ready`);
+  return { webServiceUrl };
+}
+
+export interface BrokerInstanceOptions {
+  /** Instance folder (data, logs, pid); separate from the shared broker's. */
+  home: string;
+  webPort: number;
+  brokerPort: number;
+  bookiePort: number;
+}
+
+/**
+ * A second, private broker for tests that stop and restart it (reconnect tests), so the shared broker
+ * other tests use is never disturbed.
+ */
+export class BrokerInstance implements Broker {
+  readonly webServiceUrl: string;
+  constructor(private readonly options: BrokerInstanceOptions) {
+    this.webServiceUrl = `http://127.0.0.1:${options.webPort}`;
+  }
+
+  private get env(): NodeJS.ProcessEnv {
+    return {
+      PULSAR_HOME: this.options.home,
+      PULSAR_WEB_PORT: String(this.options.webPort),
+      PULSAR_BROKER_PORT: String(this.options.brokerPort),
+      PULSAR_BOOKIE_PORT: String(this.options.bookiePort),
+    };
+  }
+
+  start(): Promise<void> {
+    return runScript(START_SCRIPT, this.env);
+  }
+
+  stop(): Promise<void> {
+    return runScript(STOP_SCRIPT, this.env);
+  }
+}

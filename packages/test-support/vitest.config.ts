@@ -1,3 +1,0 @@
-import { sharedVitestConfig } from "../../vitest.shared.js";
-
-export default sharedVitestConfig;

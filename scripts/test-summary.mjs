@@ -1,0 +1,23 @@
+// Adds up every package's vitest JSON report into one closing line: "test: N passed, N failed".
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const root = new URL("..", import.meta.url).pathname;
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const group of ["packages", "services", "bench"]) {
+  const dir = join(root, group);
+  if (!existsSync(dir)) continue;
+  const packages = group === "bench" ? [""] : readdirSync(dir);
+  for (const pkg of packages) {
+    const report = join(dir, pkg, "test-results", "vitest.json");
+    if (!existsSync(report)) continue;
+    const results = JSON.parse(readFileSync(report, "utf8"));
+    passed += results.numPassedTests;
+    failed += results.numFailedTests;
+    skipped += results.numPendingTests + results.numTodoTests;
+  }
+}
+console.log(`test: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The README's test command. From a fresh clone: installs, builds, typechecks and lints everything, starts
+# a real Pulsar broker when none is running (and stops it afterwards), runs every package's tests, and
+# prints one closing line "test: N passed, N failed".
+# PULSAR_WEB_URL=http://host:port uses that broker instead and starts nothing.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
+
+pnpm install --frozen-lockfile
+pnpm exec turbo run build typecheck lint
+
+if [[ -z "${PULSAR_WEB_URL:-}" ]] && ! bash infra/pulsar/status.sh >/dev/null 2>&1; then
+  bash infra/pulsar/start.sh
+  trap 'bash infra/pulsar/stop.sh' EXIT
+fi
+
+find packages services bench -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true
+# One package at a time: integration tests share one broker on a 2-core machine.
+status=0
+pnpm exec turbo run test --concurrency=1 --continue || status=$?
+node scripts/test-summary.mjs || status=$((status == 0 ? 1 : status))
+exit "$status"
