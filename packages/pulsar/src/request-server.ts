@@ -38,7 +38,8 @@ export interface ServeOptions<S extends z.ZodType, R> {
   /** Error type for a handler that throws something other than ReplyError. */
   errorType?: string;
   concurrency?: number;
-  /** Called once per request with how it ended; used for metrics. */
+  /** Called when a request arrives, and once more with how it ended; used for metrics. */
+  onStarted?: () => void;
   onFinished?: (outcome: RequestOutcome, durationMs: number) => void;
 }
 
@@ -57,6 +58,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
 
   const handle = async (message: IncomingMessage) => {
     const started = performance.now();
+    options.onStarted?.();
     const finish = (outcome: RequestOutcome) => options.onFinished?.(outcome, performance.now() - started);
     const id = message.properties.id;
     if (!id) {

@@ -1,0 +1,175 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { Backoff, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
+import {
+  ConfigPush,
+  ConfigResponse,
+  type ConfigRequestWire,
+  ServiceName,
+  Topics,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/schema";
+
+export interface ConfigViewOptions {
+  /** Config types this service uses; every push re-reads all of them, not only the changed ones. */
+  types: string[];
+  workspace?: string;
+  /** A safety net for pushes missed while disconnected (non-persistent topics do not keep them). */
+  pollIntervalMs?: number;
+  requestTimeoutMs?: number;
+  /** Start of the private subscription names (the service id). */
+  subscriber: string;
+}
+
+export type ConfigSnapshot = Record<string, Record<string, string>>;
+
+export interface ParsedItems<T> {
+  items: Map<string, T>;
+  invalid: Array<{ key: string; reason: string }>;
+}
+
+/**
+ * A live, read-only copy of the config types a service cares about: loaded at start, re-read on every
+ * push on notify/config and every poll interval, kept at the highest version seen.
+ */
+export class ConfigView {
+  private snapshot: ConfigSnapshot = {};
+  private currentVersion: number | null = null;
+  private client: RequestClient<typeof ConfigResponse> | undefined;
+  private push: Subscription | undefined;
+  private readonly listeners: Array<(snapshot: ConfigSnapshot, version: number) => void> = [];
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly backoff = new Backoff({ initialMs: 250, maxMs: 5_000 });
+  private readyWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly pulsar: PulsarClient,
+    private readonly logger: Logger,
+    private readonly options: ConfigViewOptions,
+  ) {}
+
+  get ready(): boolean {
+    return this.currentVersion !== null;
+  }
+
+  get version(): number | null {
+    return this.currentVersion;
+  }
+
+  /** Raw JSON strings of one type, by key. */
+  values(type: string): Record<string, string> {
+    return this.snapshot[type] ?? {};
+  }
+
+  /** One type parsed with a schema; bad items are listed, not thrown, so one bad entry hides no others. */
+  parsed<S extends z.ZodType>(type: string, schema: S): ParsedItems<z.output<S>> {
+    const items = new Map<string, z.output<S>>();
+    const invalid: ParsedItems<z.output<S>>["invalid"] = [];
+    for (const [key, value] of Object.entries(this.values(type))) {
+      const decoded = decodeJson(schema, Buffer.from(value));
+      if (decoded.ok) items.set(key, decoded.value);
+      else invalid.push({ key, reason: decoded.reason });
+    }
+    return { items, invalid };
+  }
+
+  onChange(listener: (snapshot: ConfigSnapshot, version: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Subscribes to pushes, then loads (retrying in the background until the config service answers). */
+  async start(): Promise<void> {
+    this.client = await RequestClient.create(this.pulsar, {
+      requestTopic: requestTopic(ServiceName.config),
+      responseTopic: responseTopic(ServiceName.config),
+      responseSchema: ConfigResponse,
+      subscriptionPrefix: `${this.options.subscriber}-config`,
+      timeoutMs: this.options.requestTimeoutMs ?? 5_000,
+    });
+    this.push = await this.pulsar.subscribe(
+      { topic: Topics.configNotify, subscription: `${this.options.subscriber}-config-push-${randomUUID()}`, type: "Exclusive" },
+      async (message) => {
+        const decoded = decodeJson(ConfigPush, message.payload);
+        if (!decoded.ok) {
+          this.logger.warn({ reason: decoded.reason }, "ignored malformed config push");
+          return;
+        }
+        if (this.currentVersion === null || decoded.value.version > this.currentVersion) void this.refresh();
+      },
+    );
+    const poll = this.options.pollIntervalMs ?? 30_000;
+    this.pollTimer = setInterval(() => void this.refresh(), poll).unref();
+    void this.refresh();
+  }
+
+  /** Resolves once the first load has succeeded. */
+  whenReady(): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  /** Re-reads every type; concurrent calls coalesce into one more read after the current one. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = this.load().finally(() => {
+      this.refreshing = undefined;
+      if (this.again && !this.closed) {
+        this.again = false;
+        void this.refresh();
+      }
+    });
+    return this.refreshing;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.retryTimer);
+    await this.push?.close();
+    await this.client?.close();
+  }
+
+  private async load(): Promise<void> {
+    if (this.closed || !this.client) return;
+    const request: ConfigRequestWire = { operation: "config", workspace: this.options.workspace ?? "default" };
+    try {
+      const response = await this.client.request(request);
+      if (response.error) throw new Error(`${response.error.type}: ${response.error.message}`);
+      const version = response.version ?? 0;
+      if (this.currentVersion !== null && version < this.currentVersion) return;
+      const all = response.config ?? {};
+      this.snapshot = Object.fromEntries(this.options.types.map((type) => [type, all[type] ?? {}]));
+      const changed = version !== this.currentVersion;
+      this.currentVersion = version;
+      this.backoff.reset();
+      for (const resolve of this.readyWaiters.splice(0)) resolve();
+      if (changed) {
+        this.logger.info({ version, types: this.options.types }, "config loaded");
+        for (const listener of this.listeners) {
+          try {
+            listener(this.snapshot, version);
+          } catch (err) {
+            this.logger.error({ err }, "config listener failed");
+          }
+        }
+      }
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ reason }, "config load failed; retrying");
+      if (!this.closed) {
+        clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => void this.refresh(), this.backoff.next()).unref();
+      }
+    }
+  }
+}
+

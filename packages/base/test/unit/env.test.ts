@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BaseEnv, EnvError, parseEnv } from "../../src/index.js";
+
+const ServiceEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8700), DATA_DIR: z.string().default("./data") });
+
+describe("parseEnv", () => {
+  it("applies defaults and coerces numbers", () => {
+    const env = parseEnv(ServiceEnv, { HTTP_PORT: "9000" });
+    expect(env).toMatchObject({ HTTP_PORT: 9000, PULSAR_WEB_URL: "http://127.0.0.1:8080", LOG_LEVEL: "info", DATA_DIR: "./data" });
+  });
+
+  it("treats an empty value as unset", () => {
+    expect(parseEnv(ServiceEnv, { HTTP_PORT: "" }).HTTP_PORT).toBe(8700);
+  });
+
+  it("names every bad variable and its value", () => {
+    let error: unknown;
+    try {
+      parseEnv(ServiceEnv, { HTTP_PORT: "eighty", LOG_LEVEL: "loud", PULSAR_WEB_URL: "not a url" });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(EnvError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/HTTP_PORT="eighty": /);
+    expect(message).toMatch(/LOG_LEVEL="loud": /);
+    expect(message).toMatch(/PULSAR_WEB_URL="not a url": /);
+  });
+
+  it("refuses a port out of range", () => {
+    expect(() => parseEnv(ServiceEnv, { HTTP_PORT: "70000" })).toThrow(/HTTP_PORT="70000"/);
+  });
+});
