@@ -53,7 +53,8 @@ export abstract class DynamicToolService {
     return [];
   }
 
-  async start(runtime: ServiceRuntime): Promise<Subscription> {
+  /** Serves the topic; then, unless `announce` is false, announces the manifest. */
+  async start(runtime: ServiceRuntime, { announce = true }: { announce?: boolean } = {}): Promise<Subscription> {
     const subscription = await runtime.serve({
       requestTopic: requestTopic(this.topic),
       responseTopic: responseTopic(this.topic),
@@ -64,7 +65,7 @@ export abstract class DynamicToolService {
       errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
       handler: (request, context) => this.reply(request, { id: context.id, logger: context.logger }),
     });
-    await this.announce(runtime);
+    if (announce) await this.announce(runtime);
     return subscription;
   }
 

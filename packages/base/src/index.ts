@@ -6,3 +6,4 @@ export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
+export type { FastifyInstance } from "fastify";

@@ -1,0 +1,54 @@
+import { ConfigResponse, ConfigValue, ServiceName, type ConfigRequestWire } from "@toolmesh/schema";
+import { z } from "zod";
+import { CliError } from "./errors.js";
+import { type GatewayClient, parseReply } from "./gateway.js";
+
+const WORKSPACE = "default";
+
+// A store may answer `get` for a missing key with a null value rather than an error; both mean "absent".
+const ConfigReply = ConfigResponse.extend({
+  values: z.array(ConfigValue.extend({ value: z.string().nullable() })).default([]),
+});
+type ConfigReply = z.output<typeof ConfigReply>;
+
+/** The config service's operations, through the gateway (service `config`). */
+export class ConfigClient {
+  constructor(private readonly gateway: GatewayClient) {}
+
+  /** The stored JSON string of `type`/`key`; absent is an error naming both. */
+  async get(type: string, key: string): Promise<string> {
+    const reply = await this.send({ operation: "get", keys: [{ type, key }] });
+    const value = reply.values.find((v) => v.type === type && v.key === key)?.value;
+    if (value === undefined || value === null) throw new CliError(`no ${type} '${key}' in config`);
+    return value;
+  }
+
+  /** The keys stored under `type`. */
+  async list(type: string): Promise<string[]> {
+    return (await this.send({ operation: "list", type })).directory;
+  }
+
+  /** Every item stored under `type`, keys sorted. */
+  async values(type: string): Promise<{ key: string; value: string }[]> {
+    const reply = await this.send({ operation: "getvalues", type });
+    return reply.values
+      .filter((v): v is ConfigValue => v.value !== null)
+      .map(({ key, value }) => ({ key, value }))
+      .sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  async put(type: string, key: string, value: string): Promise<void> {
+    await this.send({ operation: "put", values: [{ type, key, value }] });
+  }
+
+  /** Deletes an existing item; a key that is not there is an error, so a typo does not pass silently. */
+  async delete(type: string, key: string): Promise<void> {
+    if (!(await this.list(type)).includes(key)) throw new CliError(`no ${type} '${key}' in config`);
+    await this.send({ operation: "delete", keys: [{ type, key }] });
+  }
+
+  private async send(request: Omit<ConfigRequestWire, "workspace">): Promise<ConfigReply> {
+    const reply = await this.gateway.call(ServiceName.config, { workspace: WORKSPACE, keys: [], values: [], ...request });
+    return parseReply(ConfigReply, reply, ServiceName.config);
+  }
+}

@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { ConfigClient } from "./config-client.js";
+import { parseCliEnv } from "./env.js";
+import { GatewayClient } from "./gateway.js";
+
+/** Where a run reads its environment and writes its output; the real process's in main.ts, captured in tests. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+}
+
+/** What every command needs: output, and clients for the gateway chosen by the environment and `--flow`. */
+export interface CliContext {
+  /** Writes one line (or several) to stdout. */
+  print(text: string): void;
+  gateway(command: Command): GatewayClient;
+  config(command: Command): ConfigClient;
+}
+
+export function createContext(io: Io): CliContext {
+  const gateway = (command: Command) => {
+    const env = parseCliEnv(io.env);
+    const { flow } = command.optsWithGlobals<{ flow: string }>();
+    return new GatewayClient({ url: env.TG_URL, token: env.TG_TOKEN, flow, timeoutMs: env.TG_TIMEOUT_MS });
+  };
+  return {
+    print: (text) => io.stdout(`${text}\n`),
+    gateway,
+    config: (command) => new ConfigClient(gateway(command)),
+  };
+}

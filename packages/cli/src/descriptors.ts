@@ -1,0 +1,95 @@
+import {
+  DescriptorSchemas,
+  McpDescriptor,
+  ToolDescriptor,
+  ToolServiceDescriptor,
+  describeIssues,
+} from "@toolmesh/schema";
+import type { z } from "zod";
+import { CliError } from "./errors.js";
+import { type ConfigParamSpec, parseConfigParam, parseKeyValue, parseToolArgument } from "./options.js";
+
+/** Validates with the schema the services use; the stored form is the one given, not the parsed one. */
+function check(schema: z.ZodType, value: unknown, what: string): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new CliError(`invalid ${what}: ${describeIssues(parsed.error)}`);
+}
+
+/** A value stored under a type toolmesh knows must pass that type's schema; other types are stored as given. */
+export function checkConfigValue(type: string, value: unknown): void {
+  const schema = (DescriptorSchemas as Record<string, z.ZodType | undefined>)[type];
+  if (schema) check(schema, value, `${type} descriptor`);
+}
+
+export interface ToolServiceFlags {
+  id: string;
+  topic?: string;
+  requestQueue?: string;
+  responseQueue?: string;
+  configParam?: string[];
+}
+
+/** The seed form: `{"id", "topic", "config-params": [{"name", "required"}]}` (or the two queues). */
+export function buildToolServiceDescriptor(flags: ToolServiceFlags): Record<string, unknown> {
+  if (flags.topic && (flags.requestQueue || flags.responseQueue)) {
+    throw new CliError("give either --topic or --request-queue/--response-queue, not both");
+  }
+  if (!flags.topic && !flags.requestQueue) throw new CliError("give --topic or --request-queue and --response-queue");
+  const configParams: ConfigParamSpec[] = (flags.configParam ?? []).map(parseConfigParam);
+  const descriptor: Record<string, unknown> = flags.topic
+    ? { id: flags.id, topic: flags.topic }
+    : { id: flags.id, "request-queue": flags.requestQueue, "response-queue": flags.responseQueue };
+  descriptor["config-params"] = configParams;
+  check(ToolServiceDescriptor, descriptor, "tool-service descriptor");
+  return descriptor;
+}
+
+export interface ToolFlags {
+  name: string;
+  type: string;
+  description: string;
+  service?: string;
+  mcpTool?: string;
+  argument?: string[];
+  config?: string[];
+}
+
+// Keys of the descriptor itself; `--config` may not overwrite them.
+const TOOL_KEYS = new Set(["type", "name", "description", "service", "mcp-tool", "arguments", "group"]);
+
+/** A tool descriptor; `--config KEY=VALUE` pairs become top-level keys (`"style": "pun"`). */
+export function buildToolDescriptor(flags: ToolFlags): Record<string, unknown> {
+  if (flags.type === "tool-service" && !flags.service) throw new CliError("a tool-service tool needs --service");
+  if (flags.type === "mcp-tool" && !flags.mcpTool) throw new CliError("an mcp-tool tool needs --mcp-tool");
+  if (flags.service && flags.type !== "tool-service") throw new CliError("--service applies only to --type tool-service");
+  if (flags.mcpTool && flags.type !== "mcp-tool") throw new CliError("--mcp-tool applies only to --type mcp-tool");
+  const descriptor: Record<string, unknown> = { type: flags.type, name: flags.name, description: flags.description };
+  if (flags.service) descriptor.service = flags.service;
+  if (flags.mcpTool) descriptor["mcp-tool"] = flags.mcpTool;
+  descriptor.arguments = (flags.argument ?? []).map(parseToolArgument);
+  for (const [key, value] of (flags.config ?? []).map((spec) => parseKeyValue("--config", spec))) {
+    if (TOOL_KEYS.has(key)) throw new CliError(`--config cannot set '${key}': it is a field of the tool itself`);
+    descriptor[key] = value;
+  }
+  check(ToolDescriptor, descriptor, "tool descriptor");
+  return descriptor;
+}
+
+export interface McpFlags {
+  url: string;
+  remoteName?: string;
+  authToken?: string;
+  header?: string[];
+}
+
+/** `{"url", "remote-name"?, "auth-token"?, "headers"?}` (config type `mcp`). */
+export function buildMcpDescriptor(flags: McpFlags): Record<string, unknown> {
+  const descriptor: Record<string, unknown> = { url: flags.url };
+  if (flags.remoteName) descriptor["remote-name"] = flags.remoteName;
+  if (flags.authToken) descriptor["auth-token"] = flags.authToken;
+  if (flags.header?.length) {
+    descriptor.headers = Object.fromEntries(flags.header.map((spec) => parseKeyValue("--header", spec)));
+  }
+  check(McpDescriptor, descriptor, "mcp descriptor");
+  return descriptor;
+}

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { REPO_ROOT } from "./broker.js";
+import { waitFor } from "./wait.js";
+
+/** A free TCP port on 127.0.0.1 (the OS picks; closed again before returning). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface ServiceProcessOptions {
+  /** Folder under services/ (its built dist/main.js is run). */
+  service: string;
+  env?: Record<string, string>;
+  /** Waits for /readyz 200 (default) or only /healthz. */
+  waitFor?: "ready" | "healthy";
+  timeoutMs?: number;
+}
+
+/**
+ * A real service as a separate process, as operators run it: `node services/<name>/dist/main.js`, HTTP on
+ * a free port, logs kept for failure messages.
+ */
+export class ServiceProcess {
+  readonly url: string;
+  private child: ChildProcess | undefined;
+  private output = "";
+  private exited: Promise<number | null> | undefined;
+
+  private constructor(
+    readonly options: ServiceProcessOptions,
+    readonly port: number,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {
+    const service = new ServiceProcess(options, Number(options.env?.HTTP_PORT ?? (await freePort())));
+    await service.spawn();
+    return service;
+  }
+
+  /** Everything the process printed (JSON log lines). */
+  get logs(): string {
+    return this.output;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async spawn(): Promise<void> {
+    const main = resolve(REPO_ROOT, "services", this.options.service, "dist/main.js");
+    if (!existsSync(main)) throw new Error(`${main} is missing: build the service first (pnpm build)`);
+    const child = spawn(process.execPath, [main], {
+      env: { ...process.env, LOG_LEVEL: "info", LOG_FORMAT: "json", ...this.options.env, HTTP_PORT: String(this.port), HTTP_HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    child.stdout?.on("data", (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((r) => child.once("exit", (code) => r(code)));
+    const path = (this.options.waitFor ?? "ready") === "ready" ? "/readyz" : "/healthz";
+    try {
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
+          const response = await fetch(`${this.url}${path}`, { signal: AbortSignal.timeout(1_000) });
+          return response.ok;
+        },
+        { timeoutMs: this.options.timeoutMs ?? 30_000, intervalMs: 100, description: `${this.options.service} ${path}` },
+      );
+    } catch (err) {
+      child.kill("SIGKILL");
+      throw new Error(`${(err as Error).message}\n--- ${this.options.service} output ---\n${this.output.slice(-4000)}`);
+    }
+  }
+
+  /** SIGTERM and wait for a graceful exit; returns the exit code. */
+  async stop(): Promise<number | null> {
+    if (!this.child || this.child.exitCode !== null) return this.child?.exitCode ?? null;
+    this.child.kill("SIGTERM");
+    const code = await Promise.race([this.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 15_000))]);
+    if (code === "timeout") {
+      this.child.kill("SIGKILL");
+      return null;
+    }
+    return code ?? null;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.output = "";
+    await this.spawn();
+  }
+}
