@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { BaseEnv, parseEnv } from "@toolmesh/base";
+
+export const JokeEnv = BaseEnv.extend({
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8702),
+  /** Topic name: requests on non-persistent://tg/request/{JOKE_TOPIC}. */
+  JOKE_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("joke"),
+  /** Publish the manifest on the announcement topic at start (the registry picks it up). */
+  JOKE_ANNOUNCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+});
+export type JokeEnv = z.output<typeof JokeEnv>;
+
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env): JokeEnv => parseEnv(JokeEnv, source);

@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
+import { PulsarClient } from "@toolmesh/pulsar";
+import { Manifest, ToolAnnouncement, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+
+// Its own topic, so these processes never answer another test's requests.
+const topic = `joke-${randomUUID().slice(0, 8)}`;
+let first: ServiceProcess;
+let pulsar: PulsarClient;
+let jokes: ToolServiceClient;
+const announcements: ToolAnnouncement[] = [];
+
+beforeAll(async () => {
+  const { webServiceUrl } = await useBroker();
+  pulsar = new PulsarClient({ webServiceUrl });
+  await pulsar.subscribe(
+    { topic: Topics.toolAnnouncements, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" },
+    async (m) => {
+      announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
+    },
+  );
+  first = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic } });
+  jokes = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
+});
+
+afterAll(async () => {
+  await jokes?.close();
+  await pulsar?.close();
+  await first?.stop();
+});
+
+describe("joke-service as a process on the real broker", () => {
+  it("tells a joke in the configured style about the topic", async () => {
+    expect(await jokes.call("alice", { style: "dad-joke" }, { topic: "coffee" })).toBe("How does a coffee bean propose? I love you a latte.");
+    expect(await jokes.call("alice", { style: "one-liner" }, { topic: "coffee" })).toBe("Decaf is just coffee with the point removed.");
+  });
+
+  it("answers a bad style or missing topic with a tool-service-error and keeps serving", async () => {
+    const error = await jokes.call("u", { style: "limerick" }, { topic: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolServiceError);
+    expect(error).toMatchObject({ type: "tool-service-error", message: expect.stringMatching(/unknown style 'limerick'/) });
+    await expect(jokes.call("u", {}, {})).rejects.toThrow(/argument 'topic' is required/);
+    expect(await jokes.call("u", {}, { topic: "cats" })).toMatch(/^Here's a pun/);
+  });
+
+  it("serves its manifest over HTTP and announces it on start", async () => {
+    const response = await fetch(`${first.url}/tools/manifest`);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    const manifest = Manifest.parse(await response.json());
+    expect(manifest.map((t) => t.name)).toEqual(["tell-pun", "tell-dad-joke", "tell-one-liner"]);
+    const mine = await waitFor(() => announcements.find((a) => a.manifest[0]?.binding.kind === "tool-service" && JSON.stringify(a).includes(topic)), {
+      description: "the announcement",
+    });
+    expect(mine.service_id).toBe("joke-service");
+    expect(mine.manifest).toEqual(manifest);
+  });
+
+  it("shares requests with a second process on the same Shared subscription", async () => {
+    const { webServiceUrl } = await useBroker();
+    const second = await ServiceProcess.start({
+      service: "joke-service",
+      env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic, JOKE_ANNOUNCE: "false" },
+    });
+    const served = async (p: ServiceProcess) => {
+      const metrics = await (await fetch(`${p.url}/metrics`)).text();
+      const line = metrics.split("\n").find((l) => l.startsWith("toolmesh_requests_total{") && l.includes('outcome="ok"'));
+      return Number(line?.split(" ").pop() ?? 0);
+    };
+    const before = [await served(first), await served(second)];
+    await Promise.all(Array.from({ length: 40 }, (_, i) => jokes.call("u", { style: "pun" }, { topic: `topic ${i}` })));
+    const handled = [(await served(first)) - before[0]!, (await served(second)) - before[1]!];
+    expect(handled[0]! + handled[1]!).toBe(40);
+    expect(handled[0]).toBeGreaterThan(0);
+    expect(handled[1]).toBeGreaterThan(0);
+    expect(await second.stop()).toBe(0);
+  });
+});
