@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command. From a fresh clone: installs, builds, typechecks and lints everything, starts
-# a real Pulsar broker when none is running (and stops it afterwards), runs every package's tests, and
+# a real Pulsar broker for the tests when none is running (and stops it afterwards), runs every package's tests, and
 # prints one closing line "test: N passed, N failed".
-# PULSAR_WEB_URL=http://host:port uses that broker instead and starts nothing.
+# The tests get their own broker instance (web port 18080), so a development system running on the
+# default broker (8080) is not disturbed. PULSAR_WEB_URL=http://host:port uses that broker instead.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -11,9 +12,11 @@ pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
 pnpm install --frozen-lockfile
 pnpm exec turbo run build typecheck lint
 
-if [[ -z "${PULSAR_WEB_URL:-}" ]] && ! bash infra/pulsar/status.sh >/dev/null 2>&1; then
-  bash infra/pulsar/start.sh
-  trap 'bash infra/pulsar/stop.sh' EXIT
+# The tests' own broker instance, apart from the development broker on 8080 (see packages/test-support).
+test_broker=(env PULSAR_HOME="$repo/.pulsar/test" PULSAR_WEB_PORT=18080 PULSAR_BROKER_PORT=16650 PULSAR_BOOKIE_PORT=13181)
+if [[ -z "${PULSAR_WEB_URL:-}" ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >/dev/null 2>&1; then
+  "${test_broker[@]}" bash infra/pulsar/start.sh
+  trap '"${test_broker[@]}" bash infra/pulsar/stop.sh' EXIT
 fi
 
 find packages services bench -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true

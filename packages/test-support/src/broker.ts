@@ -40,18 +40,32 @@ function runScript(script: string, env: NodeJS.ProcessEnv): Promise<void> {
 }
 
 /**
- * The broker the tests use. PULSAR_WEB_URL given: used as is (and must be up). Otherwise the local
- * standalone on 127.0.0.1:8080, started from infra/pulsar when it is not running; the README's test
- * command starts it beforehand, so this only starts one when a single package's tests run alone.
+ * The test broker: its own instance (`.pulsar/test`, web port 18080), apart from the development broker
+ * on 8080, so a running dev system (with its own config service on the fixed `config` topic) never
+ * answers a test's requests.
+ */
+export const TEST_BROKER = {
+  home: resolve(REPO_ROOT, ".pulsar/test"),
+  webPort: 18080,
+  brokerPort: 16650,
+  bookiePort: 13181,
+} as const;
+
+/**
+ * The broker the tests use. PULSAR_WEB_URL given: used as is (and must be up). Otherwise the test broker,
+ * started from infra/pulsar when it is not running; the README's test command starts it beforehand and
+ * stops it afterwards, so this only starts one when a package's tests run alone.
  */
 export async function useBroker(): Promise<Broker> {
   const given = process.env.PULSAR_WEB_URL;
-  const webServiceUrl = given ?? "http://127.0.0.1:8080";
-  if (await brokerReady(webServiceUrl)) return { webServiceUrl };
-  if (given) throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
-  await runScript(START_SCRIPT, {});
-  if (!(await brokerReady(webServiceUrl))) throw new Error(`started the local broker but ${webServiceUrl} is not ready`);
-  return { webServiceUrl };
+  if (given) {
+    if (await brokerReady(given)) return { webServiceUrl: given };
+    throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
+  }
+  const instance = new BrokerInstance(TEST_BROKER);
+  if (!(await brokerReady(instance.webServiceUrl))) await instance.start();
+  if (!(await brokerReady(instance.webServiceUrl))) throw new Error(`started the test broker but ${instance.webServiceUrl} is not ready`);
+  return { webServiceUrl: instance.webServiceUrl };
 }
 
 export interface BrokerInstanceOptions {

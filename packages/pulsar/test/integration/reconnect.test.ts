@@ -8,7 +8,7 @@ import { PulsarClient, RequestClient, serve, type Subscription } from "../../src
 
 // A private broker on its own ports, so stopping it disturbs no other test.
 const home = join(tmpdir(), `toolmesh-restart-${process.pid}`);
-const broker = new BrokerInstance({ home, webPort: 18080, brokerPort: 16650, bookiePort: 13181 });
+const broker = new BrokerInstance({ home, webPort: 28080, brokerPort: 26650, bookiePort: 23181 });
 const requestTopic = "non-persistent://tg/request/restart-echo";
 const responseTopic = "non-persistent://tg/response/restart-echo";
 
