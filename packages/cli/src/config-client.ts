@@ -41,9 +41,8 @@ export class ConfigClient {
     await this.send({ operation: "put", values: [{ type, key, value }] });
   }
 
-  /** Deletes an existing item; a key that is not there is an error, so a typo does not pass silently. */
+  /** The store refuses to delete a key that is not there, so a typo does not pass silently. */
   async delete(type: string, key: string): Promise<void> {
-    if (!(await this.list(type)).includes(key)) throw new CliError(`no ${type} '${key}' in config`);
     await this.send({ operation: "delete", keys: [{ type, key }] });
   }
 

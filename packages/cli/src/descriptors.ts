@@ -93,3 +93,16 @@ export function buildMcpDescriptor(flags: McpFlags): Record<string, unknown> {
   check(McpDescriptor, descriptor, "mcp descriptor");
   return descriptor;
 }
+
+/** A descriptor read back from config, checked with its schema; `what` names it in the error. */
+export function readStored<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CliError(`${what} in config is not valid JSON`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new CliError(`${what} in config is invalid: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
