@@ -1,4 +1,7 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const tenantSetup = fileURLToPath(new URL("./packages/test-support/dist/tenant-setup.js", import.meta.url));
 
 // One test preset for every package. Unit tests live in test/unit, tests against the real broker in
 // test/integration; both run by default. Integration tests talk to a real broker, so they get longer
@@ -6,6 +9,8 @@ import { defineConfig } from "vitest/config";
 export const sharedVitestConfig = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Each test file gets its own Pulsar tenant (TOOLMESH_TENANT), created by useBroker().
+    setupFiles: [tenantSetup],
     testTimeout: 30_000,
     hookTimeout: 240_000,
     fileParallelism: false,

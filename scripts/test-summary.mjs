@@ -6,10 +6,10 @@ const root = new URL("..", import.meta.url).pathname;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-for (const group of ["packages", "services", "bench"]) {
+for (const group of ["packages", "services", "bench", "e2e"]) {
   const dir = join(root, group);
   if (!existsSync(dir)) continue;
-  const packages = group === "bench" ? [""] : readdirSync(dir);
+  const packages = group === "bench" || group === "e2e" ? [""] : readdirSync(dir);
   for (const pkg of packages) {
     const report = join(dir, pkg, "test-results", "vitest.json");
     if (!existsSync(report)) continue;

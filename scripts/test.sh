@@ -19,7 +19,7 @@ if [[ -z "${PULSAR_WEB_URL:-}" ]] && ! "${test_broker[@]}" bash infra/pulsar/sta
   trap '"${test_broker[@]}" bash infra/pulsar/stop.sh' EXIT
 fi
 
-find packages services bench -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true
+find packages services bench e2e -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true
 # One package at a time: integration tests share one broker on a 2-core machine.
 status=0
 pnpm exec turbo run test --concurrency=1 --continue || status=$?

@@ -53,8 +53,11 @@ export abstract class DynamicToolService {
     return [];
   }
 
-  /** Serves the topic; then, unless `announce` is false, announces the manifest. */
-  async start(runtime: ServiceRuntime, { announce = true }: { announce?: boolean } = {}): Promise<Subscription> {
+  /** Serves the topic; then, unless `announce` is false, announces the manifest on `announceTopic`. */
+  async start(
+    runtime: ServiceRuntime,
+    { announce = true, announceTopic = Topics.toolAnnouncements }: { announce?: boolean; announceTopic?: string } = {},
+  ): Promise<Subscription> {
     const subscription = await runtime.serve({
       requestTopic: requestTopic(this.topic),
       responseTopic: responseTopic(this.topic),
@@ -65,15 +68,15 @@ export abstract class DynamicToolService {
       errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
       handler: (request, context) => this.reply(request, { id: context.id, logger: context.logger }),
     });
-    if (announce) await this.announce(runtime);
+    if (announce) await this.announce(runtime, announceTopic);
     return subscription;
   }
 
   /** Publishes the manifest on the persistent announcement topic (skipped when there is none). */
-  async announce(runtime: ServiceRuntime): Promise<void> {
+  async announce(runtime: ServiceRuntime, topic: string = Topics.toolAnnouncements): Promise<void> {
     const manifest = this.manifest();
     if (manifest.length === 0) return;
-    await runtime.pulsar.sendJson(Topics.toolAnnouncements, {
+    await runtime.pulsar.sendJson(topic, {
       service_id: this.id,
       manifest,
       announced_at: new Date().toISOString(),

@@ -3,7 +3,17 @@
  * pushes on `tg/notify`; tool-service manifests are announced on a persistent topic so that a registry
  * started later still reads them.
  */
-export const TENANT = "tg";
+/**
+ * The Pulsar tenant: `tg` (TrustGraph's) unless TOOLMESH_TENANT says otherwise — for running separate
+ * systems on one broker (e.g. each test file in its own tenant). Read once, when this module loads.
+ */
+export const TENANT = tenantFromEnv(process.env.TOOLMESH_TENANT);
+
+export function tenantFromEnv(value: string | undefined): string {
+  if (value === undefined || value === "") return "tg";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw new Error(`TOOLMESH_TENANT='${value}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
+  return value;
+}
 
 export const Namespace = {
   request: "request",

@@ -13,6 +13,22 @@ export interface Broker {
   webServiceUrl: string;
 }
 
+const NAMESPACES = ["request", "response", "notify", "flow"];
+
+/** Creates tenant and namespaces unless they exist (the local start script makes `tg`; tests make their own). */
+async function ensureTenant(webServiceUrl: string, tenant: string): Promise<void> {
+  const put = async (path: string, body?: unknown) => {
+    const response = await fetch(`${webServiceUrl}/admin/v2/${path}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok && response.status !== 409) throw new Error(`PUT ${path}: HTTP ${response.status} ${await response.text()}`);
+  };
+  await put(`tenants/${tenant}`, { allowedClusters: ["standalone"], adminRoles: [] });
+  for (const ns of NAMESPACES) await put(`namespaces/${tenant}/${ns}`);
+}
+
 /** True when the broker answers and tenant `tg` has its namespaces. */
 export async function brokerReady(webServiceUrl: string): Promise<boolean> {
   try {
@@ -54,18 +70,24 @@ export const TEST_BROKER = {
 /**
  * The broker the tests use. PULSAR_WEB_URL given: used as is (and must be up). Otherwise the test broker,
  * started from infra/pulsar when it is not running; the README's test command starts it beforehand and
- * stops it afterwards, so this only starts one when a package's tests run alone.
+ * stops it afterwards, so this only starts one when a package's tests run alone. The tenant named by
+ * TOOLMESH_TENANT (each test file gets its own, see tenant-setup.ts) is created here.
  */
 export async function useBroker(): Promise<Broker> {
   const given = process.env.PULSAR_WEB_URL;
+  let webServiceUrl: string;
   if (given) {
-    if (await brokerReady(given)) return { webServiceUrl: given };
-    throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
+    if (!(await brokerReady(given))) throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
+    webServiceUrl = given;
+  } else {
+    const instance = new BrokerInstance(TEST_BROKER);
+    if (!(await brokerReady(instance.webServiceUrl))) await instance.start();
+    if (!(await brokerReady(instance.webServiceUrl))) throw new Error(`started the test broker but ${instance.webServiceUrl} is not ready`);
+    webServiceUrl = instance.webServiceUrl;
   }
-  const instance = new BrokerInstance(TEST_BROKER);
-  if (!(await brokerReady(instance.webServiceUrl))) await instance.start();
-  if (!(await brokerReady(instance.webServiceUrl))) throw new Error(`started the test broker but ${instance.webServiceUrl} is not ready`);
-  return { webServiceUrl: instance.webServiceUrl };
+  const tenant = process.env.TOOLMESH_TENANT;
+  if (tenant && tenant !== "tg") await ensureTenant(webServiceUrl, tenant);
+  return { webServiceUrl };
 }
 
 export interface BrokerInstanceOptions {

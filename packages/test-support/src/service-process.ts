@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { REPO_ROOT } from "./broker.js";
@@ -67,8 +67,15 @@ export class ServiceProcess {
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;
-    child.stdout?.on("data", (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (this.output += d.toString()));
+    // TOOLMESH_SERVICE_LOG_DIR keeps every process's output in a file, for reading after a failed run.
+    const logDir = process.env.TOOLMESH_SERVICE_LOG_DIR;
+    if (logDir) mkdirSync(logDir, { recursive: true });
+    const keep = (d: Buffer) => {
+      this.output += d.toString();
+      if (logDir) appendFileSync(resolve(logDir, `${this.options.service}-${this.port}.log`), d);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
     this.exited = new Promise((r) => child.once("exit", (code) => r(code)));
     const path = (this.options.waitFor ?? "ready") === "ready" ? "/readyz" : "/healthz";
     try {

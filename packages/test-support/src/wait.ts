@@ -20,10 +20,10 @@ export async function waitFor<T>(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${suffix}`);
 }
 
-/** A topic no other test uses: `{persistence}://tg/{namespace}/{base}-{uuid8}`. */
+/** A topic no other test uses: `{persistence}://{tenant}/{namespace}/{base}-{uuid8}`. */
 export function uniqueTopic(
   base: string,
   { persistence = "non-persistent", namespace = "request" }: { persistence?: string; namespace?: string } = {},
 ): string {
-  return `${persistence}://tg/${namespace}/${base}-${randomUUID().slice(0, 8)}`;
+  return `${persistence}://${process.env.TOOLMESH_TENANT || "tg"}/${namespace}/${base}-${randomUUID().slice(0, 8)}`;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { Topics } from "@toolmesh/schema";
 
 export const JokeEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8702),
@@ -7,6 +8,8 @@ export const JokeEnv = BaseEnv.extend({
   JOKE_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("joke"),
   /** Publish the manifest on the announcement topic at start (the registry picks it up). */
   JOKE_ANNOUNCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** Persistent topic to announce on (the registry reads the same one). */
+  TOOL_ANNOUNCE_TOPIC: z.string().regex(/^persistent:\/\/[^/]+\/[^/]+\/[^/]+$/, "a persistent:// topic").default(Topics.toolAnnouncements),
 });
 export type JokeEnv = z.output<typeof JokeEnv>;
 

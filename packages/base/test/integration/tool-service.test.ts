@@ -124,7 +124,7 @@ describe("DynamicToolService and ToolServiceClient on the real broker", () => {
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ status: "ready", checks: { accepting: true, broker: true } });
     const metrics = (await runtime.http.inject({ method: "GET", url: "/metrics" })).body;
-    expect(metrics).toMatch(new RegExp(`toolmesh_requests_total\\{topic="non-persistent://tg/request/${topic}",outcome="ok",service="test-tool-service"\\} \\d+`));
+    expect(metrics).toMatch(new RegExp(`toolmesh_requests_total\\{topic="${requestTopic(topic)}",outcome="ok",service="test-tool-service"\\} \\d+`));
     expect(metrics).toMatch(/toolmesh_requests_total\{[^}]*outcome="error"[^}]*\} 1/);
     expect(metrics).toMatch(/toolmesh_request_duration_seconds_bucket/);
     expect(metrics).toMatch(/process_resident_memory_bytes/);

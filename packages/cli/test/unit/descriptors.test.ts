@@ -1,4 +1,4 @@
-import { ToolDescriptor, ToolServiceDescriptor } from "@toolmesh/schema";
+import { ToolDescriptor, ToolServiceDescriptor, requestTopic } from "@toolmesh/schema";
 import { describe, expect, it } from "vitest";
 import {
   buildMcpDescriptor,
@@ -19,7 +19,7 @@ describe("buildToolServiceDescriptor", () => {
         { name: "lang", required: true },
       ],
     });
-    expect(ToolServiceDescriptor.parse(descriptor).requestTopic).toBe("non-persistent://tg/request/joke");
+    expect(ToolServiceDescriptor.parse(descriptor).requestTopic).toBe(requestTopic("joke"));
   });
 
   it("builds the queue form", () => {

@@ -5,6 +5,8 @@ import {
   ToolServiceDescriptor,
   ToolSourceDescriptor,
   argumentsJsonSchema,
+  requestTopic,
+  responseTopic,
   toolServiceConfig,
 } from "../../src/index.js";
 
@@ -17,8 +19,8 @@ describe("tool-service descriptor", () => {
     });
     expect(d).toEqual({
       id: "joke-service",
-      requestTopic: "non-persistent://tg/request/joke",
-      responseTopic: "non-persistent://tg/response/joke",
+      requestTopic: requestTopic("joke"),
+      responseTopic: responseTopic("joke"),
       configParams: [{ name: "style", required: false }],
     });
   });

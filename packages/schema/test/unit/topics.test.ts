@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { parseTopic, requestSubscription, requestTopic, responseTopic, Topics } from "../../src/index.js";
+import { TENANT, parseTopic, requestSubscription, requestTopic, responseTopic, tenantFromEnv, Topics } from "../../src/index.js";
 
 describe("topics", () => {
   it("names request and response topics as the design does", () => {
-    expect(requestTopic("joke")).toBe("non-persistent://tg/request/joke");
-    expect(responseTopic("mcp-tool")).toBe("non-persistent://tg/response/mcp-tool");
+    expect(requestTopic("joke")).toBe(`non-persistent://${TENANT}/request/joke`);
+    expect(responseTopic("mcp-tool")).toBe(`non-persistent://${TENANT}/response/mcp-tool`);
     expect(requestSubscription("joke-service")).toBe("joke-service-request");
-    expect(Topics.configNotify).toBe("non-persistent://tg/notify/config");
+    expect(Topics.configNotify).toBe(`non-persistent://${TENANT}/notify/config`);
+  });
+
+  it("uses tenant tg unless TOOLMESH_TENANT names another, and refuses a bad one", () => {
+    expect(tenantFromEnv(undefined)).toBe("tg");
+    expect(tenantFromEnv("")).toBe("tg");
+    expect(tenantFromEnv("staging")).toBe("staging");
+    expect(() => tenantFromEnv("a/b")).toThrow(/not a valid tenant name/);
   });
 
   it("parses full and bare topic names and refuses malformed ones", () => {

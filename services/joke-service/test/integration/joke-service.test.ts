@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { Manifest, ToolAnnouncement, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { Manifest, ToolAnnouncement, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ServiceProcess, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 
 // Its own topic, so these processes never answer another test's requests.
 const topic = `joke-${randomUUID().slice(0, 8)}`;
+const announceTopic = uniqueTopic("announcements", { persistence: "persistent", namespace: "flow" });
 let first: ServiceProcess;
 let pulsar: PulsarClient;
 let jokes: ToolServiceClient;
@@ -16,12 +17,12 @@ beforeAll(async () => {
   const { webServiceUrl } = await useBroker();
   pulsar = new PulsarClient({ webServiceUrl });
   await pulsar.subscribe(
-    { topic: Topics.toolAnnouncements, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" },
+    { topic: announceTopic, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" },
     async (m) => {
       announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
     },
   );
-  first = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic } });
+  first = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic } });
   jokes = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { requestTopic, responseTopic } from "@toolmesh/schema";
 import { JOKE_STYLES, chooseJoke, isJokeStyle } from "../../src/jokes.js";
 import { JokeService } from "../../src/joke-service.js";
 
@@ -44,8 +45,8 @@ describe("JokeService.invoke", () => {
     expect(manifest.map((t) => t.name)).toEqual(["tell-pun", "tell-dad-joke", "tell-one-liner"]);
     expect(manifest[1]!.binding).toEqual({
       kind: "tool-service",
-      request_topic: "non-persistent://tg/request/jokes-2",
-      response_topic: "non-persistent://tg/response/jokes-2",
+      request_topic: requestTopic("jokes-2"),
+      response_topic: responseTopic("jokes-2"),
       config: { style: "dad-joke" },
     });
   });

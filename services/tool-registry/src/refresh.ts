@@ -1,0 +1,118 @@
+import type { Logger } from "pino";
+import type { ConfigView } from "@toolmesh/base";
+import { ConfigType, type CatalogRevision, type SourceStatus, ToolSourceDescriptor } from "@toolmesh/schema";
+import { catalogHash } from "./catalog/hashing.js";
+import { type SourceTools, mergeSources } from "./catalog/merge.js";
+import { validateManifest } from "./catalog/validate.js";
+import { CONFIG_SOURCE, configTools } from "./sources/config-tools.js";
+import type { ManifestFetcher } from "./sources/manifest-fetcher.js";
+import type { RegistryStore } from "./store.js";
+
+export interface RefreshResult {
+  revision: CatalogRevision;
+  created: boolean;
+  sources: SourceStatus[];
+}
+
+export interface CatalogRefresherDeps {
+  store: RegistryStore;
+  fetcher: ManifestFetcher;
+  config: ConfigView;
+  logger: Logger;
+  /** Called after a new revision is stored (publishes the push). */
+  onRevision: (revision: CatalogRevision) => Promise<void>;
+}
+
+interface GatheredSource extends SourceTools {
+  problems: string[];
+  /** Set when the source could not be read this time; its entries are then the last good ones. */
+  failure?: string;
+}
+
+const sourceName = (id: string) => `source:${id}`;
+const announceName = (serviceId: string) => `announce:${serviceId}`;
+
+/**
+ * Builds the catalog from every source and stores a new immutable revision only when its hash changes, so
+ * refreshing is idempotent. A failing source keeps its last good tools and is reported degraded.
+ * Refreshes run one at a time; calls that arrive meanwhile share the next run.
+ */
+export class CatalogRefresher {
+  private running: Promise<RefreshResult> | undefined;
+  private queued: Promise<RefreshResult> | undefined;
+
+  constructor(private readonly deps: CatalogRefresherDeps) {}
+
+  refresh(reason: string): Promise<RefreshResult> {
+    if (!this.running) {
+      this.running = this.run(reason).finally(() => (this.running = undefined));
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.refresh(reason);
+      });
+    return this.queued;
+  }
+
+  private async run(reason: string): Promise<RefreshResult> {
+    const { store, logger } = this.deps;
+    // A refresh before config has loaded would see no config tools and make a spurious revision.
+    await this.deps.config.whenReady();
+    const started = performance.now();
+    const fromConfig = configTools(this.deps.config);
+    const toolSources = [...this.deps.config.parsed(ConfigType.toolSource, ToolSourceDescriptor).items.values()]
+      .filter((s) => s.active)
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    const gathered: GatheredSource[] = [
+      { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems },
+      ...(await Promise.all(toolSources.map((s) => this.fetchSource(s.id, s.manifest_url)))),
+      ...store.announcements().map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
+    ];
+
+    const latest = store.latest();
+    const { tools, refusals } = mergeSources(gathered, new Set(latest?.tools.map((t) => t.tool_id)));
+    for (const g of gathered) {
+      const problems = [...g.problems, ...(refusals.get(g.source) ?? [])];
+      if (g.failure) store.recordFailure(g.source, [g.failure, ...problems].join("; "));
+      else store.recordSuccess(g.source, g.entries, problems);
+    }
+    store.forgetSourcesExcept(gathered.map((g) => g.source));
+
+    const hash = catalogHash(tools);
+    let revision: CatalogRevision;
+    let created = false;
+    if (latest && latest.content_hash === hash) revision = latest;
+    else if (!latest && tools.length === 0) {
+      // Nothing yet: the first revision is the first catalog with a tool in it.
+      return { revision: { revision_number: 0, content_hash: hash, created_at: "", tool_count: 0, tools: [] }, created: false, sources: store.statuses() };
+    } else {
+      revision = store.append(hash, tools);
+      created = true;
+      await this.deps.onRevision(revision);
+    }
+    logger.info(
+      { reason, revision: revision.revision_number, created, tools: tools.length, ms: Math.round(performance.now() - started) },
+      created ? "catalog revision created" : "catalog unchanged",
+    );
+    return { revision, created, sources: store.statuses() };
+  }
+
+  /** A source's fresh tools, or its last good ones (with the failure) when it fails now. */
+  private async fetchSource(id: string, url: string): Promise<GatheredSource> {
+    const source = sourceName(id);
+    try {
+      const { entries, problems } = validateManifest(await this.deps.fetcher.fetch(url));
+      const reasons = problems.map((p) => `${p.tool}: ${p.reason}`);
+      if (entries.length === 0 && problems.length > 0) throw new Error(`no usable tools in the manifest: ${reasons.join("; ")}`);
+      return { source, entries, problems: reasons };
+    } catch (err) {
+      const failure = (err as Error).message;
+      this.deps.logger.warn({ source, reason: failure }, "tool source failed; keeping its last good tools");
+      return { source, entries: this.deps.store.lastGoodEntries(source), problems: [], failure };
+    }
+  }
+}
+

@@ -1,0 +1,35 @@
+import type { Logger } from "pino";
+import { type PulsarClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
+import { ToolAnnouncement } from "@toolmesh/schema";
+import { validateManifest } from "../catalog/validate.js";
+import type { RegistryStore } from "../store.js";
+
+/**
+ * Reads tool services' self-announcements from the persistent announcement topic, from the start of the
+ * topic on first run (a durable subscription remembers the position across restarts), keeps the latest
+ * per service, and asks for a refresh. A bad announcement is logged and skipped.
+ */
+export function consumeAnnouncements(
+  pulsar: PulsarClient,
+  topic: string,
+  store: RegistryStore,
+  logger: Logger,
+  onAnnouncement: (serviceId: string) => void,
+): Promise<Subscription> {
+  return pulsar.subscribe(
+    { topic, subscription: "tool-registry-announcements", type: "Failover", initialPosition: "Earliest", concurrency: 1 },
+    async (message) => {
+      const decoded = decodeJson(ToolAnnouncement, message.payload);
+      if (!decoded.ok) {
+        logger.warn({ reason: decoded.reason }, "ignored malformed tool announcement");
+        return;
+      }
+      const { service_id, manifest, announced_at } = decoded.value;
+      const { entries, problems } = validateManifest(manifest);
+      if (problems.length > 0) logger.warn({ service_id, problems }, "announcement has invalid tools; they are left out");
+      store.saveAnnouncement(service_id, entries, announced_at);
+      logger.info({ service_id, tools: entries.length }, "tool service announced itself");
+      onAnnouncement(service_id);
+    },
+  );
+}

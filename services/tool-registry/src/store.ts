@@ -1,0 +1,152 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { CatalogRevision, CatalogTool, ManifestEntry, RevisionSummary, SourceStatus } from "@toolmesh/schema";
+
+interface RevisionRow {
+  revision_number: number;
+  content_hash: string;
+  created_at: string;
+  tool_count: number;
+  tools?: string;
+}
+
+/**
+ * Registry state in SQLite: immutable revisions (a trigger refuses any update or delete), the last good
+ * tools of each source (so a source that fails after a restart still keeps its tools), source statuses,
+ * and the latest announcement of each tool service.
+ */
+export class RegistryStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = WAL");
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS revisions (
+        revision_number INTEGER PRIMARY KEY, content_hash TEXT NOT NULL, created_at TEXT NOT NULL,
+        tool_count INTEGER NOT NULL, tools TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS revisions_by_hash ON revisions (content_hash);
+      CREATE TRIGGER IF NOT EXISTS revisions_no_update BEFORE UPDATE ON revisions
+        BEGIN SELECT RAISE(ABORT, 'catalog revisions are immutable'); END;
+      CREATE TRIGGER IF NOT EXISTS revisions_no_delete BEFORE DELETE ON revisions
+        BEGIN SELECT RAISE(ABORT, 'catalog revisions are immutable'); END;
+      CREATE TABLE IF NOT EXISTS sources (
+        source TEXT PRIMARY KEY, entries TEXT NOT NULL, status TEXT NOT NULL, reason TEXT,
+        last_success_at TEXT
+      );
+      CREATE TABLE IF NOT EXISTS announcements (
+        service_id TEXT PRIMARY KEY, manifest TEXT NOT NULL, announced_at TEXT NOT NULL
+      );
+    `);
+  }
+
+  static open(dir: string): RegistryStore {
+    mkdirSync(dir, { recursive: true });
+    return new RegistryStore(join(dir, "tool-registry.db"));
+  }
+
+  latest(): CatalogRevision | null {
+    const row = this.db.prepare("SELECT * FROM revisions ORDER BY revision_number DESC LIMIT 1").get() as RevisionRow | undefined;
+    return row ? toRevision(row) : null;
+  }
+
+  byNumber(revisionNumber: number): CatalogRevision | null {
+    const row = this.db.prepare("SELECT * FROM revisions WHERE revision_number = ?").get(revisionNumber) as RevisionRow | undefined;
+    return row ? toRevision(row) : null;
+  }
+
+  /** The newest revision with this hash (a catalog can return to an earlier set). */
+  byHash(contentHash: string): CatalogRevision | null {
+    const row = this.db
+      .prepare("SELECT * FROM revisions WHERE content_hash = ? ORDER BY revision_number DESC LIMIT 1")
+      .get(contentHash) as RevisionRow | undefined;
+    return row ? toRevision(row) : null;
+  }
+
+  list(limit: number): RevisionSummary[] {
+    return this.db
+      .prepare("SELECT revision_number, content_hash, created_at, tool_count FROM revisions ORDER BY revision_number DESC LIMIT ?")
+      .all(limit) as RevisionSummary[];
+  }
+
+  /** Appends the next revision. */
+  append(contentHash: string, tools: CatalogTool[]): CatalogRevision {
+    const createdAt = new Date().toISOString();
+    const info = this.db
+      .prepare("INSERT INTO revisions (content_hash, created_at, tool_count, tools) VALUES (?, ?, ?, ?)")
+      .run(contentHash, createdAt, tools.length, JSON.stringify(tools));
+    return { revision_number: Number(info.lastInsertRowid), content_hash: contentHash, created_at: createdAt, tool_count: tools.length, tools };
+  }
+
+  lastGoodEntries(source: string): ManifestEntry[] {
+    const row = this.db.prepare("SELECT entries FROM sources WHERE source = ?").get(source) as { entries: string } | undefined;
+    return row ? (JSON.parse(row.entries) as ManifestEntry[]) : [];
+  }
+
+  recordSuccess(source: string, entries: ManifestEntry[], problems: string[]): void {
+    this.db
+      .prepare(
+        `INSERT INTO sources (source, entries, status, reason, last_success_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (source) DO UPDATE SET entries = excluded.entries, status = excluded.status, reason = excluded.reason,
+         last_success_at = excluded.last_success_at`,
+      )
+      .run(source, JSON.stringify(entries), problems.length ? "degraded" : "ok", problems.join("; ") || null, new Date().toISOString());
+  }
+
+  /** Keeps the last good entries; only the status and reason change. */
+  recordFailure(source: string, reason: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO sources (source, entries, status, reason) VALUES (?, '[]', 'degraded', ?)
+         ON CONFLICT (source) DO UPDATE SET status = 'degraded', reason = excluded.reason`,
+      )
+      .run(source, reason);
+  }
+
+  statuses(): SourceStatus[] {
+    const rows = this.db.prepare("SELECT source, entries, status, reason, last_success_at FROM sources ORDER BY source").all() as Array<{
+      source: string;
+      entries: string;
+      status: "ok" | "degraded";
+      reason: string | null;
+      last_success_at: string | null;
+    }>;
+    return rows.map((r) => ({ source: r.source, status: r.status, reason: r.reason, tool_count: (JSON.parse(r.entries) as unknown[]).length, last_success_at: r.last_success_at }));
+  }
+
+  forgetSourcesExcept(keep: readonly string[]): void {
+    const all = (this.db.prepare("SELECT source FROM sources").all() as Array<{ source: string }>).map((r) => r.source);
+    const remove = this.db.prepare("DELETE FROM sources WHERE source = ?");
+    for (const source of all) if (!keep.includes(source)) remove.run(source);
+  }
+
+  saveAnnouncement(serviceId: string, manifest: ManifestEntry[], announcedAt: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO announcements (service_id, manifest, announced_at) VALUES (?, ?, ?)
+         ON CONFLICT (service_id) DO UPDATE SET manifest = excluded.manifest, announced_at = excluded.announced_at`,
+      )
+      .run(serviceId, JSON.stringify(manifest), announcedAt);
+  }
+
+  announcements(): Array<{ service_id: string; manifest: ManifestEntry[] }> {
+    const rows = this.db.prepare("SELECT service_id, manifest FROM announcements ORDER BY service_id").all() as Array<{ service_id: string; manifest: string }>;
+    return rows.map((r) => ({ service_id: r.service_id, manifest: JSON.parse(r.manifest) as ManifestEntry[] }));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function toRevision(row: RevisionRow): CatalogRevision {
+  return {
+    revision_number: row.revision_number,
+    content_hash: row.content_hash,
+    created_at: row.created_at,
+    tool_count: row.tool_count,
+    tools: JSON.parse(row.tools ?? "[]") as CatalogTool[],
+  };
+}
