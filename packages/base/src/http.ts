@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
 import type { ServiceMetrics } from "./metrics.js";
 
@@ -19,7 +19,8 @@ export interface HttpServerOptions {
 export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger.child({ component: "http" }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Per-request log lines would drown the service's own; metrics count requests instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
     connectionTimeout: 30_000,
     keepAliveTimeout: 5_000,

@@ -6,6 +6,8 @@ import { jsonEncodedObject } from "./json-string.js";
 export const McpToolRequest = z.object({
   name: z.string().min(1, "name is required: the key of an 'mcp' config entry"),
   parameters: jsonEncodedObject(),
+  /** toolmesh addition: "list-tools" returns the server's tools/list in `object`. TrustGraph peers omit it. */
+  operation: z.enum(["call", "list-tools"]).default("call"),
 });
 export type McpToolRequest = z.output<typeof McpToolRequest>;
 export type McpToolRequestWire = z.input<typeof McpToolRequest>;

@@ -4,11 +4,14 @@ import { McpToolRequest, McpToolResponse } from "../../src/index.js";
 describe("mcp-tool wire (seed 003)", () => {
   it("decodes the seed request", () => {
     const request = McpToolRequest.parse({ name: "calculator", parameters: '{"expression": "2 + 2"}' });
-    expect(request).toEqual({ name: "calculator", parameters: { expression: "2 + 2" } });
+    expect(request).toEqual({ name: "calculator", parameters: { expression: "2 + 2" }, operation: "call" });
     expect(McpToolRequest.encode(request)).toEqual({
       name: "calculator",
       parameters: '{"expression":"2 + 2"}',
+      operation: "call",
     });
+    expect(McpToolRequest.parse({ name: "calc", operation: "list-tools" }).operation).toBe("list-tools");
+    expect(McpToolRequest.safeParse({ name: "calc", operation: "drop" }).success).toBe(false);
   });
 
   it("requires a name and JSON parameters", () => {

@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceSchemas } from "../services.js";
+import { SocketErrorFrame, SocketReplyFrame, SocketRequestFrame } from "./socket.js";
+
+const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+/** Requests are described as clients send them (defaults optional, JSON-encoded fields as strings). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
+  return rest;
+}
+
+const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.string() }) });
+
+const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ref("Error") } } });
+
+/** The OpenAPI 3.1 document of this gateway; `secured` when a bearer token is configured. */
+export function openApiDocument(secured: boolean): Record<string, unknown> {
+  const schemas: Record<string, unknown> = { Error: jsonSchema(ErrorBody, "output") };
+  const bodies: unknown[] = [];
+  const replies: unknown[] = [];
+  for (const [service, { request, response: reply, streamed }] of Object.entries(ServiceSchemas)) {
+    schemas[`${pascal(service)}Request`] = jsonSchema(request, "input");
+    schemas[`${pascal(service)}Response`] = jsonSchema(reply, "output");
+    bodies.push(ref(`${pascal(service)}Request`));
+    replies.push(streamed ? { type: "array", items: ref(`${pascal(service)}Response`) } : ref(`${pascal(service)}Response`));
+  }
+  schemas.SocketRequestFrame = jsonSchema(SocketRequestFrame, "input");
+  schemas.SocketReplyFrame = jsonSchema(SocketReplyFrame, "output");
+  schemas.SocketErrorFrame = jsonSchema(SocketErrorFrame, "output");
+
+  const failures = {
+    "400": errorResponse("bad-request: the body is not JSON or not this service's request (issues in one line)"),
+    ...(secured ? { "401": errorResponse("unauthorized: missing or wrong bearer token") } : {}),
+    "404": errorResponse("unknown-service: neither a fixed service nor the id of a tool-service descriptor"),
+    "500": errorResponse("internal-error: details stay in the gateway log"),
+    "502": errorResponse("bad-gateway / config-error: the broker or the service's reply could not be used"),
+    "503": errorResponse("unavailable: configuration not loaded yet, or the gateway is shutting down"),
+    "504": errorResponse("timeout: no reply in time; the message names the request topic"),
+  };
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "toolmesh api-gateway",
+      version,
+      description:
+        "Translates HTTP and WebSocket requests into toolmesh's Pulsar request/response wire. Request and " +
+        "reply bodies are the services' wire messages. Gateway failures use one shape: {\"error\": {\"type\", \"message\"}}; " +
+        "a service's own error travels inside its reply (status 200). As on the wire, `config`, `arguments` and " +
+        "`parameters` are JSON-encoded strings, and config `value`s are JSON text.",
+    },
+    ...(secured ? { security: [{ bearer: [] }] } : {}),
+    paths: {
+      "/api/v1/flow/{flow}/service/{service}": {
+        post: {
+          summary: "Send one request to a service and return its reply (or all replies of a stream)",
+          parameters: [
+            { name: "flow", in: "path", required: true, schema: { type: "string" }, description: "Any name is accepted; toolmesh runs one flow for now." },
+            {
+              name: "service",
+              in: "path",
+              required: true,
+              schema: { type: "string" },
+              description: "config, mcp-tool, tool-registry (one reply), agent (streamed), or a tool-service id (streamed, body ToolServiceRequest).",
+            },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: { anyOf: bodies } } } },
+          responses: {
+            "200": {
+              description: "The reply of a single-reply service, or the array of every reply of a streamed one, in order.",
+              content: { "application/json": { schema: { anyOf: replies } } },
+            },
+            ...failures,
+          },
+        },
+      },
+      "/api/v1/socket": {
+        get: {
+          summary: "WebSocket: many requests in flight, replies interleaved by id",
+          description:
+            "Send SocketRequestFrame messages. Each reply arrives as a SocketReplyFrame with the request's id; " +
+            "`complete` is true on the last. Failures arrive as SocketErrorFrame (id null when the frame had none); " +
+            "the socket stays open. With a token configured, send it as a bearer header or `?token=`.",
+          parameters: [{ name: "token", in: "query", required: false, schema: { type: "string" } }],
+          responses: { "101": { description: "Switched to the WebSocket protocol" }, ...(secured ? { "401": failures["401"] } : {}) },
+        },
+      },
+      "/api/v1/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1 JSON" } } } },
+    },
+    components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+  };
+}
+
+export function registerOpenApiRoute(app: FastifyInstance, secured: boolean): void {
+  const document = openApiDocument(secured);
+  app.get("/openapi.json", async () => document);
+}

@@ -1,0 +1,138 @@
+import type { z } from "zod";
+import type { ConfigView } from "@toolmesh/base";
+import { decodeJson } from "@toolmesh/pulsar";
+import {
+  AgentRequest,
+  AgentResponse,
+  ConfigRequest,
+  ConfigResponse,
+  ConfigType,
+  McpToolRequest,
+  McpToolResponse,
+  ServiceName,
+  ToolRegistryRequest,
+  ToolRegistryResponse,
+  ToolServiceDescriptor,
+  ToolServiceRequest,
+  ToolServiceResponse,
+  parseTopic,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/schema";
+import { GatewayError, GatewayErrorType } from "./errors.js";
+
+/** Everything the dispatcher needs to forward one request and know when its replies end. */
+export interface ServiceRoute {
+  /** `config`, `agent`, ... or `tool-service` for any tool service: the kind decides the schemas. */
+  kind: string;
+  requestTopic: string;
+  responseTopic: string;
+  requestSchema: z.ZodType;
+  responseSchema: z.ZodType;
+  /** Streamed services answer with several replies; single-reply services with exactly one. */
+  streamed: boolean;
+  isLast: (reply: never) => boolean;
+  timeoutMs: number;
+}
+
+export interface ServiceTimeouts {
+  requestMs: number;
+  /** Idle time allowed between agent messages. */
+  agentMs: number;
+}
+
+/** Wire schemas by service kind; `tool-service` covers every tool service. Also feeds the OpenAPI document. */
+export const ServiceSchemas = {
+  [ServiceName.config]: { request: ConfigRequest, response: ConfigResponse, streamed: false },
+  [ServiceName.mcpTool]: { request: McpToolRequest, response: McpToolResponse, streamed: false },
+  [ServiceName.agent]: { request: AgentRequest, response: AgentResponse, streamed: true },
+  [ServiceName.toolRegistry]: { request: ToolRegistryRequest, response: ToolRegistryResponse, streamed: false },
+  [ConfigType.toolService]: { request: ToolServiceRequest, response: ToolServiceResponse, streamed: true },
+} as const;
+
+const single = () => true;
+// An agent run ends with its final answer, or with an error message.
+const agentDone = (reply: AgentResponse) => reply.end_of_dialog || reply.message_type === "error";
+const toolServiceDone = (reply: ToolServiceResponse) => reply.end_of_stream || reply.error !== null;
+
+function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isLast"], timeoutMs: number): ServiceRoute {
+  const { request, response, streamed } = ServiceSchemas[name];
+  return {
+    kind: name,
+    requestTopic: requestTopic(name),
+    responseTopic: responseTopic(name),
+    requestSchema: request,
+    responseSchema: response,
+    streamed,
+    isLast,
+    timeoutMs,
+  };
+}
+
+function fixedRoutes(timeouts: ServiceTimeouts): Record<string, ServiceRoute> {
+  return {
+    [ServiceName.config]: fixedRoute(ServiceName.config, single, timeouts.requestMs),
+    [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, single, timeouts.requestMs),
+    [ServiceName.agent]: fixedRoute(ServiceName.agent, agentDone, timeouts.agentMs),
+    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, single, timeouts.requestMs),
+  };
+}
+
+/**
+ * The service table: four fixed services, and every tool service found by its id among the `tool-service`
+ * config items. Descriptors are read per request, so a new tool service is reachable as soon as config
+ * has it.
+ */
+export class ServiceTable {
+  private readonly fixed: Record<string, ServiceRoute>;
+
+  constructor(
+    private readonly config: ConfigView,
+    private readonly timeouts: ServiceTimeouts,
+  ) {
+    this.fixed = fixedRoutes(timeouts);
+  }
+
+  get fixedNames(): string[] {
+    return Object.keys(this.fixed);
+  }
+
+  /** The route for `name`; throws a GatewayError (404, 502 or 503) when there is none to use. */
+  resolve(name: string): ServiceRoute {
+    const fixed = Object.hasOwn(this.fixed, name) ? this.fixed[name] : undefined;
+    if (fixed) return fixed;
+    if (!this.config.ready) {
+      throw new GatewayError(503, GatewayErrorType.unavailable, "configuration is not loaded yet; retry shortly");
+    }
+    const descriptors = this.config.values(ConfigType.toolService);
+    // Own keys only: a service named `constructor` or `__proto__` must not reach Object.prototype.
+    const raw = Object.hasOwn(descriptors, name) ? descriptors[name] : undefined;
+    if (raw === undefined) {
+      throw new GatewayError(
+        404,
+        GatewayErrorType.unknownService,
+        `unknown service '${name}': not one of ${this.fixedNames.join(", ")}, and no tool-service descriptor has id '${name}'`,
+      );
+    }
+    const decoded = decodeJson(ToolServiceDescriptor, Buffer.from(raw));
+    const unusable = (reason: string) =>
+      new GatewayError(502, GatewayErrorType.configError, `tool-service descriptor '${name}' is unusable: ${reason}`);
+    if (!decoded.ok) throw unusable(decoded.reason);
+    try {
+      parseTopic(decoded.value.requestTopic);
+      parseTopic(decoded.value.responseTopic);
+    } catch (err) {
+      throw unusable((err as Error).message);
+    }
+    return {
+      kind: ConfigType.toolService,
+      requestTopic: decoded.value.requestTopic,
+      responseTopic: decoded.value.responseTopic,
+      requestSchema: ToolServiceRequest,
+      responseSchema: ToolServiceResponse,
+      streamed: true,
+      isLast: toolServiceDone,
+      timeoutMs: this.timeouts.requestMs,
+    };
+  }
+}

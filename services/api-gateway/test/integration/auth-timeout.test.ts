@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServiceRuntime } from "@toolmesh/base";
+import { requestTopic } from "@toolmesh/schema";
+import { useBroker } from "@toolmesh/test-support";
+import {
+  type RunningGateway,
+  SocketClient,
+  registerDescriptor,
+  registerToolService,
+  startConfigService,
+  startGateway,
+  startTools,
+  textTool,
+  toolRequest,
+  unique,
+} from "./fixture.js";
+
+const TOKEN = "gateway-test-token";
+const bearer = { authorization: `Bearer ${TOKEN}` };
+const text = textTool();
+let config: { stop: () => Promise<void> };
+let tools: ServiceRuntime;
+let secured: RunningGateway;
+let impatient: RunningGateway;
+let socketUrl: string;
+
+beforeAll(async () => {
+  const { webServiceUrl } = await useBroker();
+  config = await startConfigService(webServiceUrl);
+  tools = await startTools(webServiceUrl, [text]);
+  secured = await startGateway(webServiceUrl, { GATEWAY_TOKEN: TOKEN });
+  impatient = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "1500" });
+  await registerToolService(secured, text.id, text.topic, bearer);
+  socketUrl = `${(await secured.runtime.listen()).replace(/^http/, "ws")}/api/v1/socket`;
+});
+
+afterAll(async () => {
+  await secured?.runtime.stop();
+  await impatient?.runtime.stop();
+  await tools?.stop();
+  await config?.stop();
+});
+
+describe("bearer token (GATEWAY_TOKEN set)", () => {
+  const call = (headers: Record<string, string>) =>
+    secured.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}`, headers, payload: toolRequest({ topic: "auth" }) });
+
+  it("refuses REST without the token or with a wrong one (401), serves it with the token", async () => {
+    const missing = await call({});
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toEqual({ error: { type: "unauthorized", message: expect.stringContaining("missing bearer token") } });
+    expect(missing.headers["www-authenticate"]).toMatch(/^Bearer/);
+    const wrong = await call({ authorization: "Bearer nope" });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().error.message).toBe("invalid bearer token");
+    const ok = await call(bearer);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()[0].response).toBe("hello alice, about auth");
+  });
+
+  it("does not take ?token= on REST, and guards the OpenAPI document too", async () => {
+    const viaQuery = await secured.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}?token=${TOKEN}`, payload: toolRequest() });
+    expect(viaQuery.statusCode).toBe(401);
+    expect((await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json" })).statusCode).toBe(401);
+    const doc = await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json", headers: bearer });
+    expect(doc.json().security).toEqual([{ bearer: [] }]);
+  });
+
+  it("leaves /healthz, /readyz and /metrics open", async () => {
+    for (const url of ["/healthz", "/readyz", "/metrics"]) {
+      expect((await secured.runtime.http.inject({ method: "GET", url })).statusCode).toBe(200);
+    }
+  });
+
+  it("refuses a socket without the token, accepts the header or ?token=", async () => {
+    const refused = await SocketClient.connect(socketUrl).catch((err: Error) => err);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toContain("401");
+    const wrong = await SocketClient.connect(`${socketUrl}?token=nope`).catch((err: Error) => err);
+    expect((wrong as Error).message).toContain("401");
+    for (const client of [await SocketClient.connect(socketUrl, { headers: bearer }), await SocketClient.connect(`${socketUrl}?token=${TOKEN}`)]) {
+      client.send({ id: "a", service: text.id, request: toolRequest({ topic: "socket" }) });
+      const [frame] = await client.answer("a");
+      expect(frame).toMatchObject({ response: { response: "hello alice, about socket" }, complete: true });
+      client.close();
+    }
+  });
+});
+
+describe("timeouts", () => {
+  it("answers 504 naming the topic when nobody serves a tool service, and keeps serving", async () => {
+    const id = unique("gateway-test-nobody");
+    const topic = unique("gateway-test-unserved");
+    await registerToolService(impatient, id, topic);
+    const started = Date.now();
+    const response = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${id}`, payload: toolRequest() });
+    expect(response.statusCode).toBe(504);
+    const { error } = response.json();
+    expect(error.type).toBe("timeout");
+    expect(error.message).toContain(requestTopic(topic));
+    expect(error.message).toContain("1500 ms");
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const address = await impatient.runtime.listen();
+    const client = await SocketClient.connect(`${address.replace(/^http/, "ws")}/api/v1/socket`);
+    client.send({ id: "late", service: id, request: toolRequest() });
+    const [frame] = await client.answer("late");
+    expect(frame).toMatchObject({ error: { type: "timeout", message: expect.stringContaining(topic) }, complete: true });
+    client.close();
+
+    const ok = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}`, payload: toolRequest({ topic: "after timeout" }) });
+    expect(ok.json()[0].response).toBe("hello alice, about after timeout");
+  });
+
+  it("answers 503 when a descriptor's topic cannot be subscribed to, and still stops promptly", async () => {
+    const id = unique("gateway-test-nowhere");
+    const value = JSON.stringify({ id, "request-queue": "non-persistent://no-such-tenant/a/req", "response-queue": "non-persistent://no-such-tenant/a/res" });
+    await registerDescriptor(impatient, id, value);
+    const response = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${id}`, payload: toolRequest() });
+    expect(response.statusCode).toBe(503);
+    expect(response.json().error).toEqual({ type: "unavailable", message: expect.stringContaining("could not subscribe to non-persistent://no-such-tenant/a/res within 1500 ms") });
+    // afterAll stops this gateway: a subscription still trying to connect must not hold shutdown up.
+  });
+});

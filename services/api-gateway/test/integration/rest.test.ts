@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServiceRuntime } from "@toolmesh/base";
+import { requestTopic } from "@toolmesh/schema";
+import { useBroker } from "@toolmesh/test-support";
+import {
+  type RunningGateway,
+  brokenTool,
+  registerToolService,
+  startConfigService,
+  startGateway,
+  startTools,
+  streamTool,
+  textTool,
+  toolRequest,
+} from "./fixture.js";
+
+const text = textTool();
+const stream = streamTool();
+const broken = brokenTool();
+let config: { stop: () => Promise<void> };
+let tools: ServiceRuntime;
+let gw: RunningGateway;
+
+const post = (service: string, payload: unknown, flow = "default") =>
+  gw.runtime.http.inject({ method: "POST", url: `/api/v1/flow/${flow}/service/${service}`, payload: payload as object });
+
+beforeAll(async () => {
+  const { webServiceUrl } = await useBroker();
+  config = await startConfigService(webServiceUrl);
+  tools = await startTools(webServiceUrl, [text, stream, broken]);
+  gw = await startGateway(webServiceUrl);
+  for (const tool of [text, stream, broken]) await registerToolService(gw, tool.id, tool.topic);
+});
+
+afterAll(async () => {
+  await gw?.runtime.stop();
+  await tools?.stop();
+  await config?.stop();
+});
+
+describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
+  it("answers a tool service with the array of its replies (one for a plain result)", async () => {
+    const response = await post(text.id, { user: "alice", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual([{ error: null, response: "hello alice, about cats", end_of_stream: true }]);
+  });
+
+  it("accepts TrustGraph's form without user, and any flow name", async () => {
+    const response = await post(text.id, { config: "", arguments: '{"topic":"dogs"}' }, "my-flow");
+    expect(response.json()).toEqual([{ error: null, response: "hello , about dogs", end_of_stream: true }]);
+  });
+
+  it("returns a 3-chunk stream as a 3-element array in order", async () => {
+    const response = await post(stream.id, toolRequest());
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual([
+      { error: null, response: "one ", end_of_stream: false },
+      { error: null, response: "two ", end_of_stream: false },
+      { error: null, response: "three", end_of_stream: true },
+    ]);
+  });
+
+  it("passes a tool's own error through as its answer (200)", async () => {
+    const response = await post(broken.id, toolRequest());
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual([
+      { error: { type: "tool-service-error", message: "the tool broke" }, response: "", end_of_stream: true },
+    ]);
+  });
+
+  it("answers a fixed single-reply service (config) with its reply object", async () => {
+    const response = await post("config", { operation: "get", keys: [{ type: "tool-service", key: text.id }] });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.error).toBeNull();
+    expect(body.version).toBeGreaterThan(0);
+    expect(JSON.parse(body.values[0].value)).toMatchObject({ id: text.id, topic: text.topic });
+  });
+
+  it("404s an unknown service, naming the fixed services and the missing descriptor", async () => {
+    const response = await post("no-such-service", toolRequest());
+    expect(response.statusCode).toBe(404);
+    const { error } = response.json();
+    expect(error.type).toBe("unknown-service");
+    expect(error.message).toContain("config, mcp-tool, agent, tool-registry");
+    expect(error.message).toContain("no tool-service descriptor has id 'no-such-service'");
+  });
+
+  it("400s a body that is not the service's request, with the issues in one line", async () => {
+    const response = await post(text.id, { user: 5, arguments: "{not json" });
+    expect(response.statusCode).toBe(400);
+    const { error } = response.json();
+    expect(error.type).toBe("bad-request");
+    expect(error.message).toMatch(/^invalid tool-service request: user: .+; arguments: not valid JSON/);
+    expect(error.message).not.toContain("\n");
+    const agent = await post("agent", { question: "" });
+    expect(agent.statusCode).toBe(400);
+    expect(agent.json().error.message).toContain("question: question is required");
+  });
+
+  it("400s a body that is not JSON in the one error shape", async () => {
+    const response = await gw.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${text.id}`,
+      headers: { "content-type": "application/json" },
+      payload: "{oops",
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.type).toBe("bad-request");
+  });
+
+  it("keeps serving after bad input", async () => {
+    await post("no-such-service", {});
+    await post(text.id, { config: 1 });
+    const response = await post(text.id, toolRequest({ topic: "still here" }));
+    expect(response.json()[0].response).toBe("hello alice, about still here");
+  });
+
+  it("404s an unknown /api/v1 path in the one error shape", async () => {
+    const response = await gw.runtime.http.inject({ method: "GET", url: "/api/v1/nothing" });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { type: "not-found", message: "no route GET /api/v1/nothing" } });
+  });
+});
+
+describe("health and description", () => {
+  it("is ready once config is loaded, and says so", async () => {
+    const response = await gw.runtime.http.inject({ method: "GET", url: "/readyz" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().checks).toEqual({ accepting: true, broker: true, config: true });
+  });
+
+  it("serves an OpenAPI 3.1 document with the route, the socket and schemas from zod", async () => {
+    const response = await gw.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const doc = JSON.parse(response.body);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(["/api/v1/flow/{flow}/service/{service}", "/api/v1/socket", "/api/v1/openapi.json"]);
+    expect(doc.components.schemas.ToolServiceRequest.properties.arguments).toEqual({ type: "string" });
+    expect(doc.components.schemas.AgentRequest.required).toEqual(["question"]);
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(["type", "message"]);
+    expect(doc.security).toBeUndefined();
+  });
+
+  it("counts forwarded requests in /metrics", async () => {
+    const metrics = (await gw.runtime.http.inject({ method: "GET", url: "/metrics" })).body;
+    expect(metrics).toContain(`toolmesh_requests_total{topic="${requestTopic(text.topic)}",outcome="ok",service="api-gateway"}`);
+  });
+});

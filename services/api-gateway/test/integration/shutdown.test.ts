@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServiceRuntime } from "@toolmesh/base";
+import { useBroker, waitFor } from "@toolmesh/test-support";
+import { type RunningGateway, TestTool, registerToolService, startConfigService, startGateway, startTools, toolRequest } from "./fixture.js";
+
+let started = 0;
+const slow = new TestTool(async () => {
+  started += 1;
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  return "slow done";
+});
+let config: { stop: () => Promise<void> };
+let tools: ServiceRuntime;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  const { webServiceUrl } = await useBroker();
+  config = await startConfigService(webServiceUrl);
+  tools = await startTools(webServiceUrl, [slow]);
+  gw = await startGateway(webServiceUrl);
+  await registerToolService(gw, slow.id, slow.topic);
+});
+
+afterAll(async () => {
+  await gw?.runtime.stop();
+  await tools?.stop();
+  await config?.stop();
+});
+
+describe("graceful shutdown", () => {
+  it("finishes a request in flight, refuses new ones and reports not ready meanwhile", async () => {
+    const url = `/api/v1/flow/default/service/${slow.id}`;
+    const inFlight = gw.runtime.http.inject({ method: "POST", url, payload: toolRequest() });
+    await waitFor(() => started > 0, { description: "the slow call to start" });
+    const stopping = gw.runtime.stop();
+    expect((await gw.runtime.http.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+    const refused = await gw.runtime.http.inject({ method: "POST", url, payload: toolRequest() });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json().error.type).toBe("unavailable");
+    const response = await inFlight;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual([{ error: null, response: "slow done", end_of_stream: true }]);
+    await stopping;
+  });
+});

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { BaseEnv, parseEnv } from "@toolmesh/base";
+
+const positiveMs = z.coerce.number().int().positive();
+
+export const McpToolEnv = BaseEnv.extend({
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8703),
+  /** Topic name: requests on non-persistent://tg/request/{MCP_TOOL_TOPIC}, replies on .../response/... */
+  MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default("mcp-tool"),
+  /** Time allowed for one tools/call (or tools/list) on an open session. */
+  MCP_CALL_TIMEOUT_MS: positiveMs.default(30_000),
+  /** Time allowed to open a session: HTTP connect, transport start and the initialize handshake. */
+  MCP_CONNECT_TIMEOUT_MS: positiveMs.default(10_000),
+  /** Requests handled at once; mostly waiting on remote servers, so well above the core count. */
+  MCP_CONCURRENCY: z.coerce.number().int().positive().max(1000).default(32),
+});
+export type McpToolEnv = z.output<typeof McpToolEnv>;
+
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env): McpToolEnv => parseEnv(McpToolEnv, source);
