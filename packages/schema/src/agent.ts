@@ -38,3 +38,52 @@ export const AgentResponse = z.object({
   catalog_revision: z.number().int().nullable().default(null),
 });
 export type AgentResponse = z.output<typeof AgentResponse>;
+
+/** One recorded step of a run: what the model thought, which tool it called with what, what came back. */
+export const AgentRunStep = z.object({
+  seq: z.number().int().nonnegative(),
+  kind: z.enum(["thought", "tool-call", "observation", "answer", "error"]),
+  content: z.string(),
+  tool: z.string().nullable().default(null),
+  arguments: z.record(z.string(), z.unknown()).nullable().default(null),
+  at: z.string(),
+  duration_ms: z.number().nullable().default(null),
+});
+export type AgentRunStep = z.output<typeof AgentRunStep>;
+
+export const AgentRunSummary = z.object({
+  run_id: z.string(),
+  user: z.string(),
+  question: z.string(),
+  /** The catalog revision the run was offered, exactly (run -> revision -> tools). */
+  catalog_revision: z.number().int(),
+  catalog_hash: z.string(),
+  status: z.enum(["running", "answered", "failed"]),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type AgentRunSummary = z.output<typeof AgentRunSummary>;
+
+export const AgentRun = AgentRunSummary.extend({
+  answer: z.string().nullable(),
+  error: z.string().nullable(),
+  /** Tool names offered to the model, in the order offered. */
+  tools_offered: z.array(z.string()),
+  steps: z.array(AgentRunStep),
+});
+export type AgentRun = z.output<typeof AgentRun>;
+
+/** Reading runs afterwards: topic `agent-runs`. */
+export const AgentRunsRequest = z.object({
+  operation: z.enum(["get", "list"]),
+  run_id: z.string().optional(),
+  limit: z.number().int().positive().max(500).default(20),
+});
+export type AgentRunsRequest = z.output<typeof AgentRunsRequest>;
+
+export const AgentRunsResponse = z.object({
+  error: NullableWireError,
+  run: AgentRun.nullable().default(null),
+  runs: z.array(AgentRunSummary).default([]),
+});
+export type AgentRunsResponse = z.output<typeof AgentRunsResponse>;

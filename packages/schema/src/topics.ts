@@ -28,6 +28,7 @@ export const ServiceName = {
   agent: "agent",
   mcpTool: "mcp-tool",
   toolRegistry: "tool-registry",
+  agentRuns: "agent-runs",
 } as const;
 
 export function requestTopic(name: string): string {

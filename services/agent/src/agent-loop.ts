@@ -1,0 +1,159 @@
+import type { Logger } from "pino";
+import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
+import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
+import { parseReact, reactSystemPrompt } from "./llm/react.js";
+import type { RunStore } from "./run-store.js";
+import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
+
+export type AgentEvent = { kind: "thought" | "observation" | "answer" | "error"; content: string };
+
+export interface RunInput {
+  runId: string;
+  user: string;
+  question: string;
+  /** Exactly the tools this run may offer and call. */
+  revision: CatalogRevision;
+}
+
+export interface AgentLoopOptions {
+  model: ChatModel;
+  invoker: ToolInvoker;
+  store: RunStore;
+  mode: "native" | "react";
+  maxIterations: number;
+  logger: Logger;
+}
+
+const NATIVE_SYSTEM_PROMPT = "You answer the user's question. Use the tools offered when they help; answer in plain text when done.";
+
+/**
+ * One agent run: ask the model, run the tools it calls (several at once when it asks for several), feed the
+ * observations back, until it answers or the iteration limit is reached. Tool problems — bad arguments,
+ * errors, timeouts — become observations the model can read and act on; they never end the run.
+ */
+export class AgentLoop {
+  constructor(private readonly options: AgentLoopOptions) {}
+
+  async *run(input: RunInput): AsyncGenerator<AgentEvent> {
+    const tools = new Map(input.revision.tools.map((t) => [t.name, t]));
+    const specs: ToolSpec[] = input.revision.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters_schema }));
+    const { store, maxIterations } = this.options;
+    try {
+      const steps = this.options.mode === "native" ? this.native(input, tools, specs) : this.react(input, tools, specs);
+      for (let iteration = 1; iteration <= maxIterations; iteration++) {
+        const next = await steps.next();
+        if (next.done) return;
+        for (const event of next.value) {
+          yield event;
+          if (event.kind === "answer") {
+            store.finish(input.runId, { answer: event.content });
+            return;
+          }
+        }
+      }
+      throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
+      store.finish(input.runId, { error: message });
+      yield { kind: "error", content: message };
+    }
+  }
+
+  /** Native tool calling: each yielded batch is one model turn and what came of it. */
+  private async *native(input: RunInput, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
+    const messages: ChatMessage[] = [
+      { role: "system", content: NATIVE_SYSTEM_PROMPT },
+      { role: "user", content: input.question },
+    ];
+    for (;;) {
+      const completion = await this.ask(messages, specs);
+      if (completion.toolCalls.length === 0) {
+        yield [this.answer(input.runId, completion.content ?? "")];
+        return;
+      }
+      const events: AgentEvent[] = [];
+      const thought = completion.content?.trim() || `calling ${completion.toolCalls.map((c) => `${c.name} ${c.arguments}`).join(", ")}`;
+      events.push(this.thought(input.runId, thought));
+      messages.push({ role: "assistant", content: completion.content, tool_calls: completion.toolCalls });
+      const observations = await Promise.all(completion.toolCalls.map((call) => this.callTool(input, tools, call.name, call.arguments)));
+      completion.toolCalls.forEach((call, i) => {
+        messages.push({ role: "tool", tool_call_id: call.id, content: observations[i]! });
+        events.push({ kind: "observation", content: observations[i]! });
+      });
+      yield events;
+    }
+  }
+
+  /** ReAct text mode for models without tool calling. */
+  private async *react(input: RunInput, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
+    const messages: ChatMessage[] = [
+      { role: "system", content: reactSystemPrompt(specs) },
+      { role: "user", content: input.question },
+    ];
+    for (;;) {
+      const text = (await this.ask(messages)).content ?? "";
+      messages.push({ role: "assistant", content: text });
+      const step = parseReact(text);
+      if (step.kind === "answer") {
+        yield [...(step.thought ? [this.thought(input.runId, step.thought)] : []), this.answer(input.runId, step.answer)];
+        return;
+      }
+      const events: AgentEvent[] = [];
+      let observation: string;
+      if (step.kind === "unparsable") {
+        observation = `your reply could not be read: ${step.reason}`;
+        store(this.options.store, input.runId, "observation", observation);
+      } else {
+        events.push(this.thought(input.runId, step.thought || `calling ${step.tool} ${step.args}`));
+        observation = await this.callTool(input, tools, step.tool, step.args);
+      }
+      messages.push({ role: "user", content: `Observation: ${observation}` });
+      events.push({ kind: "observation", content: observation });
+      yield events;
+    }
+  }
+
+  private async ask(messages: ChatMessage[], specs?: ToolSpec[]) {
+    try {
+      return await this.options.model.complete(messages, specs);
+    } catch (err) {
+      throw new Error(`LLM call failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Runs one tool call and returns the observation text; records the call and its outcome. */
+  private async callTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
+    const { store, invoker, logger } = this.options;
+    const tool = tools.get(name);
+    let args: Record<string, unknown> | null = null;
+    const started = performance.now();
+    let observation: string;
+    try {
+      if (!tool) throw new ToolCallProblem(`unknown tool '${name}'; available tools: ${[...tools.keys()].join(", ") || "none"}`);
+      args = invoker.checkArguments(tool, argText);
+      store.step(input.runId, { kind: "tool-call", content: `${name} ${JSON.stringify(args)}`, tool: name, arguments: args, duration_ms: null });
+      observation = await invoker.invoke(tool, args, input.user);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;
+      logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
+    }
+    store.step(input.runId, { kind: "observation", content: observation, tool: name, arguments: args, duration_ms: performance.now() - started });
+    return observation;
+  }
+
+  private thought(runId: string, content: string): AgentEvent {
+    store(this.options.store, runId, "thought", content);
+    return { kind: "thought", content };
+  }
+
+  private answer(runId: string, content: string): AgentEvent {
+    store(this.options.store, runId, "answer", content);
+    return { kind: "answer", content };
+  }
+}
+
+function store(runs: RunStore, runId: string, kind: "thought" | "observation" | "answer", content: string): void {
+  runs.step(runId, { kind, content, tool: null, arguments: null, duration_ms: null });
+}

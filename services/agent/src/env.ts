@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { BaseEnv, parseEnv } from "@toolmesh/base";
+
+export const AgentEnv = BaseEnv.extend({
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8705),
+  /** Folder for the SQLite file of recorded runs. */
+  AGENT_DATA_DIR: z.string().min(1).default("./data/agent"),
+  /** OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server). Unset = no LLM. */
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  /** Many local servers need no key; the SDK still wants a value. */
+  OPENAI_API_KEY: z.string().min(1).default("not-needed"),
+  /** native = the API's tool calling; react = Thought/Action/Args/Final Answer text, for models without it. */
+  AGENT_TOOL_MODE: z.enum(["native", "react"]).default("native"),
+  AGENT_MAX_ITERATIONS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Time allowed for one tool call. */
+  AGENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Time allowed for one LLM call. */
+  AGENT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** Runs handled at once by one agent instance. */
+  AGENT_CONCURRENCY: z.coerce.number().int().positive().default(8),
+});
+export type AgentEnv = z.output<typeof AgentEnv>;
+
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env): AgentEnv => parseEnv(AgentEnv, source);

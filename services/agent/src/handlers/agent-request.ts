@@ -1,0 +1,67 @@
+import { randomUUID } from "node:crypto";
+import type { AgentRequest, AgentResponse } from "@toolmesh/schema";
+import type { AgentLoop } from "../agent-loop.js";
+import type { CatalogClient } from "../catalog-client.js";
+import type { RunStore } from "../run-store.js";
+
+type Reply = Partial<AgentResponse> & Pick<AgentResponse, "message_type">;
+
+export interface AgentHandlerDeps {
+  catalog: CatalogClient;
+  store: RunStore;
+  /** Null when no LLM is configured: every run is then answered with a clear error. */
+  loop: AgentLoop | null;
+}
+
+export const NO_LLM_MESSAGE = "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service";
+
+function errorReply(message: string, runId: string | null, revision: number | null): Reply {
+  return { message_type: "error", content: message, end_of_message: true, end_of_dialog: true, error: { type: "agent-error", message }, run_id: runId, catalog_revision: revision };
+}
+
+/**
+ * One agent request -> one run on one catalog revision (the pinned one, or the registry's current one).
+ * Streaming requests get every thought and observation as it happens; others only the final message.
+ */
+export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
+  return (request: AgentRequest): AsyncIterable<Reply> =>
+    (async function* () {
+      if (!loop) {
+        yield errorReply(NO_LLM_MESSAGE, null, request.catalog_revision);
+        return;
+      }
+      let revision;
+      try {
+        revision = await catalog.revision(request.catalog_revision);
+      } catch (err) {
+        yield errorReply(`cannot get the tool catalog: ${(err as Error).message}`, null, request.catalog_revision);
+        return;
+      }
+      const runId = randomUUID();
+      store.begin({
+        run_id: runId,
+        user: request.user,
+        question: request.question,
+        catalog_revision: revision.revision_number,
+        catalog_hash: revision.content_hash,
+        tools_offered: revision.tools.map((t) => t.name),
+      });
+      for await (const event of loop.run({ runId, user: request.user, question: request.question, revision })) {
+        const last = event.kind === "answer" || event.kind === "error";
+        if (!request.streaming && !last) continue;
+        if (event.kind === "error") {
+          yield errorReply(event.content, runId, revision.revision_number);
+          continue;
+        }
+        yield {
+          message_type: event.kind,
+          content: event.content,
+          end_of_message: true,
+          end_of_dialog: last,
+          error: null,
+          run_id: runId,
+          catalog_revision: revision.revision_number,
+        };
+      }
+    })();
+}

@@ -1,0 +1,74 @@
+import OpenAI from "openai";
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The model's raw argument text: it may not even be JSON, which the loop reports back to it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface Completion {
+  content: string | null;
+  toolCalls: ToolCall[];
+}
+
+/** What the agent needs from an LLM: one chat completion, optionally with tools offered. */
+export interface ChatModel {
+  complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion>;
+}
+
+export interface OpenAiChatModelOptions {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+/** The OpenAI-compatible chat-completions API through the official SDK. */
+export class OpenAiChatModel implements ChatModel {
+  private readonly client: OpenAI;
+
+  constructor(private readonly options: OpenAiChatModelOptions) {
+    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 1 });
+  }
+
+  async complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+    const response = await this.client.chat.completions.create({
+      model: this.options.model,
+      messages: messages.map(toOpenAi),
+      ...(tools && tools.length > 0
+        ? { tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+        : {}),
+    });
+    const message = response.choices[0]?.message;
+    if (!message) throw new Error("the LLM answered with no choices");
+    const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
+      call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+    );
+    return { content: message.content ?? null, toolCalls };
+  }
+}
+
+function toOpenAi(message: ChatMessage): OpenAI.Chat.Completions.ChatCompletionMessageParam {
+  if (message.role === "assistant") {
+    return {
+      role: "assistant",
+      content: message.content,
+      ...(message.tool_calls?.length
+        ? { tool_calls: message.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+        : {}),
+    };
+  }
+  return message;
+}

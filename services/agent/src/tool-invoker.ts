@@ -1,0 +1,101 @@
+import { Ajv, type ValidateFunction } from "ajv";
+import { ToolServiceClient } from "@toolmesh/base";
+import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { type CatalogTool, McpToolResponse, ServiceName, requestTopic, responseTopic } from "@toolmesh/schema";
+import type { ChatModel } from "./llm/chat-model.js";
+
+/** Invocation failures the model should read as an observation, not a crash. */
+export class ToolCallProblem extends Error {
+  override name = "ToolCallProblem";
+}
+
+export interface ToolInvokerOptions {
+  pulsar: PulsarClient;
+  timeoutMs: number;
+  /** For text-completion tools; absent when no LLM is configured. */
+  model?: ChatModel;
+}
+
+/**
+ * Calls catalog tools by their binding: tool services over Pulsar (ToolServiceClient), MCP tools through
+ * the MCP-tool gateway, text-completion through the LLM. Arguments are checked against the tool's JSON
+ * Schema first; a violation is reported to the model, which can correct itself.
+ */
+export class ToolInvoker {
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly toolServices = new Map<string, Promise<ToolServiceClient>>();
+  private mcp: Promise<RequestClient<typeof McpToolResponse>> | undefined;
+
+  constructor(private readonly options: ToolInvokerOptions) {}
+
+  /** Parses and validates the model's argument text; throws ToolCallProblem with what is wrong. */
+  checkArguments(tool: CatalogTool, text: string): Record<string, unknown> {
+    let args: unknown;
+    try {
+      args = text.trim() === "" ? {} : JSON.parse(text);
+    } catch (err) {
+      throw new ToolCallProblem(`arguments for ${tool.name} are not valid JSON (${(err as Error).message}); send a JSON object`);
+    }
+    if (typeof args !== "object" || args === null || Array.isArray(args)) throw new ToolCallProblem(`arguments for ${tool.name} must be a JSON object`);
+    let validate = this.validators.get(tool.content_hash);
+    if (!validate) {
+      validate = this.ajv.compile(tool.parameters_schema);
+      this.validators.set(tool.content_hash, validate);
+    }
+    if (!validate(args)) {
+      const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`).join("; ");
+      throw new ToolCallProblem(`invalid arguments for ${tool.name}: ${problems}. Expected schema: ${JSON.stringify(tool.parameters_schema)}`);
+    }
+    return args as Record<string, unknown>;
+  }
+
+  async invoke(tool: CatalogTool, args: Record<string, unknown>, user: string): Promise<string> {
+    const { binding } = tool;
+    switch (binding.kind) {
+      case "tool-service": {
+        const client = await this.toolService(binding.request_topic, binding.response_topic);
+        return client.call(user, binding.config, args, { timeoutMs: this.options.timeoutMs });
+      }
+      case "mcp-tool": {
+        const client = await this.mcpClient();
+        const reply = await client.request({ name: binding.mcp_tool, parameters: JSON.stringify(args) }, { timeoutMs: this.options.timeoutMs });
+        if (reply.error) throw new ToolCallProblem(`${reply.error.type}: ${reply.error.message}`);
+        return reply.text ?? reply.object ?? "";
+      }
+      case "text-completion": {
+        if (!this.options.model) throw new ToolCallProblem("no LLM is configured for text-completion tools");
+        const prompt = typeof args.question === "string" ? args.question : typeof args.prompt === "string" ? args.prompt : JSON.stringify(args);
+        const completion = await this.options.model.complete([{ role: "user", content: prompt }]);
+        return completion.content ?? "";
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const clients = await Promise.allSettled([...this.toolServices.values(), ...(this.mcp ? [this.mcp] : [])]);
+    await Promise.all(clients.map((c) => (c.status === "fulfilled" ? c.value.close() : undefined)));
+  }
+
+  private toolService(request: string, response: string): Promise<ToolServiceClient> {
+    const key = `${request} ${response}`;
+    let client = this.toolServices.get(key);
+    if (!client) {
+      client = ToolServiceClient.create(this.options.pulsar, { requestTopic: request, responseTopic: response, subscriber: "agent-tool", timeoutMs: this.options.timeoutMs });
+      client.catch(() => this.toolServices.delete(key));
+      this.toolServices.set(key, client);
+    }
+    return client;
+  }
+
+  private mcpClient(): Promise<RequestClient<typeof McpToolResponse>> {
+    this.mcp ??= RequestClient.create(this.options.pulsar, {
+      requestTopic: requestTopic(ServiceName.mcpTool),
+      responseTopic: responseTopic(ServiceName.mcpTool),
+      responseSchema: McpToolResponse,
+      subscriptionPrefix: "agent-mcp",
+      timeoutMs: this.options.timeoutMs,
+    });
+    return this.mcp;
+  }
+}
