@@ -28,7 +28,13 @@ export class System {
   async add(label: string, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
     const process = await ServiceProcess.start({
       service,
-      env: { PULSAR_WEB_URL: this.webServiceUrl, CONFIG_DATA_DIR: join(this.dataDir, "config"), ...env },
+      env: {
+        PULSAR_WEB_URL: this.webServiceUrl,
+        CONFIG_DATA_DIR: join(this.dataDir, "config"),
+        REGISTRY_DATA_DIR: join(this.dataDir, "registry"),
+        AGENT_DATA_DIR: join(this.dataDir, "agent"),
+        ...env,
+      },
     });
     this.services.set(label, process);
     return process;

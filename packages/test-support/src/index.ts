@@ -2,3 +2,4 @@ export { BrokerInstance, REPO_ROOT, TEST_BROKER, brokerReady, useBroker, type Br
 export { ScriptedLlm, type ChatRequest, type ScriptedTurn } from "./scripted-llm.js";
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
 export { uniqueTopic, waitFor } from "./wait.js";
+export { EverythingServer } from "./everything-server.js";

@@ -4,6 +4,8 @@ import { decodeJson } from "@toolmesh/pulsar";
 import {
   AgentRequest,
   AgentResponse,
+  AgentRunsRequest,
+  AgentRunsResponse,
   ConfigRequest,
   ConfigResponse,
   ConfigType,
@@ -46,6 +48,7 @@ export const ServiceSchemas = {
   [ServiceName.config]: { request: ConfigRequest, response: ConfigResponse, streamed: false },
   [ServiceName.mcpTool]: { request: McpToolRequest, response: McpToolResponse, streamed: false },
   [ServiceName.agent]: { request: AgentRequest, response: AgentResponse, streamed: true },
+  [ServiceName.agentRuns]: { request: AgentRunsRequest, response: AgentRunsResponse, streamed: false },
   [ServiceName.toolRegistry]: { request: ToolRegistryRequest, response: ToolRegistryResponse, streamed: false },
   [ConfigType.toolService]: { request: ToolServiceRequest, response: ToolServiceResponse, streamed: true },
 } as const;
@@ -74,12 +77,13 @@ function fixedRoutes(timeouts: ServiceTimeouts): Record<string, ServiceRoute> {
     [ServiceName.config]: fixedRoute(ServiceName.config, single, timeouts.requestMs),
     [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, single, timeouts.requestMs),
     [ServiceName.agent]: fixedRoute(ServiceName.agent, agentDone, timeouts.agentMs),
+    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, single, timeouts.requestMs),
     [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, single, timeouts.requestMs),
   };
 }
 
 /**
- * The service table: four fixed services, and every tool service found by its id among the `tool-service`
+ * The service table: five fixed services, and every tool service found by its id among the `tool-service`
  * config items. Descriptors are read per request, so a new tool service is reachable as soon as config
  * has it.
  */

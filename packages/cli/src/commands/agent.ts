@@ -20,8 +20,11 @@ export function registerAgent(program: Command, context: CliContext): void {
       const reply = await context
         .gateway(command)
         .request(ServiceName.agent, { question: opts.question, user: opts.user, streaming: true });
-      const transcript = agentTranscript(parseReply(AgentReplies, asArray(reply), ServiceName.agent));
+      const messages = parseReply(AgentReplies, asArray(reply), ServiceName.agent);
+      const transcript = agentTranscript(messages);
       for (const line of transcript.lines) context.print(line);
       if (transcript.error !== undefined) throw new CliError(transcript.error);
+      const last = messages.at(-1);
+      if (last?.run_id) context.print(`(run ${last.run_id} on catalog revision ${last.catalog_revision}; tg show-run ${last.run_id})`);
     });
 }

@@ -13,6 +13,7 @@ import { registerSetMcpTool } from "./set-mcp-tool.js";
 import { registerSetToolService } from "./set-tool-service.js";
 import { registerSetTool } from "./set-tool.js";
 import { registerShowMcpTools } from "./show-mcp-tools.js";
+import { registerShowRun } from "./show-run.js";
 import { registerShowTools } from "./show-tools.js";
 
 /** Every `tg` command, in the order `tg --help` lists them. */
@@ -32,6 +33,7 @@ export function registerCommands(program: Command, context: CliContext): void {
     registerDeleteMcpTool,
     registerInvokeMcpTool,
     registerAgent,
+    registerShowRun,
   ]) {
     register(program, context);
   }

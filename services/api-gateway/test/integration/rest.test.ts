@@ -82,7 +82,7 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
     expect(response.statusCode).toBe(404);
     const { error } = response.json();
     expect(error.type).toBe("unknown-service");
-    expect(error.message).toContain("config, mcp-tool, agent, tool-registry");
+    expect(error.message).toContain("config, mcp-tool, agent, agent-runs, tool-registry");
     expect(error.message).toContain("no tool-service descriptor has id 'no-such-service'");
   });
 

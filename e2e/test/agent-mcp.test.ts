@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { EverythingServer, ScriptedLlm, waitFor } from "@toolmesh/test-support";
+import { System } from "./system.js";
+
+// Seeds 003 and 004 end to end: MCP tools from a real MCP server nobody here wrote, and the agent using
+// a tool-service tool and an MCP tool from its catalog revision, every part a separate process.
+const system = new System();
+const llm = new ScriptedLlm();
+let everything: EverythingServer;
+const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
+
+async function ok(args: string[]) {
+  const r = await system.tg(...args);
+  expect(r.stderr, `tg ${args.join(" ")}: ${r.stderr}`).toBe("");
+  expect(r.code).toBe(0);
+  return r.stdout.trim();
+}
+
+beforeAll(async () => {
+  everything = await EverythingServer.start("streamableHttp");
+  await llm.start();
+  await system.start([
+    ["config"],
+    ["joke-service", { JOKE_ANNOUNCE: "false" }],
+    ["mcp-tool"],
+    ["tool-registry", { REGISTRY_REFRESH_INTERVAL_MS: "0" }],
+    ["agent", { OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
+    ["api-gateway"],
+  ]);
+  await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
+  await ok(["set-tool", "--id", "tell-pun", "--name", "tell-pun", "--type", "tool-service", "--service", "joke-service", "--description", "Tells a pun", "--argument", "topic:string:what about", "--config", "style=pun"]);
+  await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
+  await ok(["set-mcp-tool", "--id", "weather", "--url", everything.url, "--remote-name", "get-structured-content"]);
+  await ok(["set-tool", "--id", "echo", "--name", "echo", "--type", "mcp-tool", "--mcp-tool", "echo", "--description", "Echoes a message", "--argument", "message:string:what to echo"]);
+}, 180_000);
+
+afterAll(async () => {
+  await system.stop();
+  await llm.close();
+  await everything?.stop();
+});
+
+describe("MCP tools through every front door", () => {
+  it("calls a text tool and a structured tool through tg invoke-mcp-tool", async () => {
+    expect(await ok(["invoke-mcp-tool", "-n", "echo", "-P", '{"message": "hello"}'])).toBe("Echo: hello");
+    expect(JSON.parse(await ok(["invoke-mcp-tool", "-n", "weather", "-P", '{"location": "Chicago"}']))).toEqual({ temperature: 36, conditions: "Light rain / drizzle", humidity: 82 });
+  });
+
+  it("answers REST with the seed-003 text and object responses", async () => {
+    expect((await system.call("mcp-tool", { name: "echo", parameters: '{"message": "rest"}' })).body).toEqual({ error: null, text: "Echo: rest", object: null });
+    const structured = (await system.call("mcp-tool", { name: "weather", parameters: '{"location": "Chicago"}' })).body as { text: null; object: string };
+    expect(structured.text).toBeNull();
+    expect(JSON.parse(structured.object)).toMatchObject({ temperature: 36 });
+  });
+
+  it("answers the WebSocket envelope, one frame per request", async () => {
+    const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`);
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    const frames: Array<{ id: string; response: { text: string | null; object: string | null }; complete: boolean }> = [];
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    socket.send(JSON.stringify({ id: "t", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: '{"message": "ws"}' } }));
+    socket.send(JSON.stringify({ id: "o", service: "mcp-tool", flow: "default", request: { name: "weather", parameters: '{"location": "Chicago"}' } }));
+    await waitFor(() => frames.length === 2, { description: "two socket replies" });
+    const byId = Object.fromEntries(frames.map((f) => [f.id, f]));
+    expect(byId.t).toEqual({ id: "t", response: { error: null, text: "Echo: ws", object: null }, complete: true });
+    expect(JSON.parse(byId.o!.response.object!)).toMatchObject({ humidity: 82 });
+    socket.close();
+  });
+
+  it("reports an unknown MCP tool clearly", async () => {
+    const r = await system.tg("invoke-mcp-tool", "-n", "nope", "-P", "{}");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^tg: .*no mcp tool 'nope' in config/);
+  });
+});
+
+describe("the agent over the catalog", () => {
+  it("calls tell-pun, then an MCP tool, then answers; the run records the revision and both calls", async () => {
+    const catalog = await waitFor(async () => {
+      const reply = (await system.call("tool-registry", { operation: "current" })).body as { revision: { revision_number: number; tools: Array<{ name: string }> } | null };
+      const names = reply.revision?.tools.map((t) => t.name) ?? [];
+      return names.includes("tell-pun") && names.includes("echo") ? reply.revision : undefined;
+    }, { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" });
+
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    llm.script("Make my cat joke echo", [
+      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
+      (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
+      (r) => ({ content: `Done: ${lastTool(r)}` }),
+    ]);
+    const out = await ok(["agent", "-q", "Make my cat joke echo", "-u", "alice"]);
+    const lines = out.split("\n");
+    expect(lines.slice(0, 5)).toEqual([
+      "thought: First a pun.",
+      `observation: ${PUN}`,
+      "thought: Now echo it.",
+      `observation: Echo: ${PUN}`,
+      `Done: Echo: ${PUN}`,
+    ]);
+    const runId = /\(run ([0-9a-f-]{36}) on catalog revision (\d+);/.exec(lines[5]!)?.[1];
+    expect(runId).toBeDefined();
+    expect(lines[5]).toContain(`catalog revision ${catalog.revision_number}`);
+
+    const shown = await ok(["show-run", runId!]);
+    expect(shown).toContain(`catalog revision ${catalog.revision_number}`);
+    expect(shown).toMatch(/tool-call \[tell-pun\].*\{"topic":"cats"\}/);
+    expect(shown).toMatch(/tool-call \[echo\]/);
+    expect(shown).toContain(`answer: Done: Echo: ${PUN}`);
+
+    // run -> revision -> tools, byte for byte: the tools the LLM was offered are the revision's.
+    const run = ((await system.call("agent-runs", { operation: "get", run_id: runId })).body as { run: { catalog_revision: number; catalog_hash: string; user: string } }).run;
+    expect(run.user).toBe("alice");
+    const revision = ((await system.call("tool-registry", { operation: "get-revision", revision_number: run.catalog_revision })).body as { revision: { content_hash: string; tools: Array<{ name: string; description: string; parameters_schema: unknown }> } }).revision;
+    expect(revision.content_hash).toBe(run.catalog_hash);
+    const offered = llm.requestsFor("Make my cat joke echo")[0]!.tools!.map((t) => t.function);
+    expect(offered).toEqual(revision.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters_schema })));
+  });
+
+  it("serves the agent over the WebSocket as a stream of frames", async () => {
+    llm.script("Socket question", [{ content: "socket answer" }]);
+    const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`);
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    const frames: Array<{ response: { message_type: string; content: string }; complete: boolean }> = [];
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    socket.send(JSON.stringify({ id: "a1", service: "agent", flow: "default", request: { question: "Socket question", streaming: true } }));
+    await waitFor(() => frames.at(-1)?.complete, { description: "the final agent frame" });
+    expect(frames.at(-1)!.response).toMatchObject({ message_type: "answer", content: "socket answer" });
+    socket.close();
+  });
+});
