@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `pnpm dev`: the whole system with watch mode. turbo rebuilds any package whose sources change (and what
+# depends on it); each service restarts when its build output changes.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+bash scripts/pnpm.sh install --frozen-lockfile
+bash scripts/pnpm.sh exec turbo run build
+bash scripts/pnpm.sh exec turbo watch build --output-logs=errors-only &
+watcher=$!
+trap 'kill "$watcher" 2>/dev/null || true' EXIT
+[[ -n "${PULSAR_WEB_URL:-}" ]] || bash infra/pulsar/start.sh
+node scripts/run-system.mjs --watch

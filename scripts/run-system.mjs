@@ -1,0 +1,151 @@
+// Runs every toolmesh service from its build on the embedded defaults (local broker, SQLite files under
+// ./data), prints readable logs, seeds the example tools, and stops everything on Ctrl-C.
+// Used by `npm run up` (scripts/up.sh) and `pnpm dev` (with --watch: each service restarts when its
+// build output changes).
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+const repo = new URL("..", import.meta.url).pathname;
+const watch = process.argv.includes("--watch");
+const env = (name, fallback) => process.env[name] || fallback;
+const dataDir = resolve(repo, env("TOOLMESH_DATA_DIR", "data"));
+const gatewayUrl = `http://127.0.0.1:${env("GATEWAY_PORT", "8088")}`;
+const shared = {
+  PULSAR_WEB_URL: env("PULSAR_WEB_URL", "http://127.0.0.1:8080"),
+  LOG_LEVEL: env("LOG_LEVEL", "info"),
+  LOG_FORMAT: "json",
+};
+const services = [
+  ["config", 8701, { CONFIG_DATA_DIR: `${dataDir}/config` }],
+  ["joke-service", 8702, {}],
+  ["mcp-tool", 8703, {}],
+  ["tool-registry", 8704, {
+    REGISTRY_DATA_DIR: `${dataDir}/tool-registry`,
+    REGISTRY_ADMIN_TOKEN: env("REGISTRY_ADMIN_TOKEN", "dev-admin-token-change-me"),
+    // The dev setup's own tool source (joke-service) is on loopback.
+    REGISTRY_ALLOWED_NETWORKS: env("REGISTRY_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
+  }],
+  ["agent", 8705, { AGENT_DATA_DIR: `${dataDir}/agent` }],
+  ["api-gateway", Number(env("GATEWAY_PORT", "8088")), {}],
+];
+
+const colors = [36, 33, 35, 32, 34, 31];
+const children = [];
+let stopping = false;
+
+/** One readable line per JSON log line: time, service, level, message, and the fields worth seeing. */
+function printLine(name, color, line) {
+  let text = line;
+  try {
+    const { time, level, msg, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line);
+    const levelName = { 10: "trace", 20: "debug", 30: "info", 40: "WARN", 50: "ERROR", 60: "FATAL" }[level] ?? level;
+    const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : "";
+    text = `${new Date(time).toISOString().slice(11, 23)} ${levelName} ${msg}${extra}`;
+  } catch {
+    // not JSON (a warning from Node itself): shown as it is
+  }
+  process.stdout.write(`\x1b[${color}m${name.padEnd(13)}\x1b[0m ${text}\n`);
+}
+
+function start([name, port, extra], index) {
+  const args = watch ? [`--watch-path=${resolve(repo, "services", name, "dist")}`, "dist/main.js"] : ["dist/main.js"];
+  const child = spawn(process.execPath, args, {
+    cwd: resolve(repo, "services", name),
+    env: { ...process.env, ...shared, ...extra, HTTP_PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let buffered = "";
+  const onData = (chunk) => {
+    buffered += chunk.toString();
+    const lines = buffered.split("\n");
+    buffered = lines.pop();
+    for (const line of lines) if (line.trim()) printLine(name, colors[index % colors.length], line);
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  child.on("exit", (code, signal) => {
+    if (!stopping) printLine(name, 31, `exited (${signal ?? code}); the rest keep running`);
+  });
+  children.push({ name, port, child });
+}
+
+async function waitReady({ name, port }) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready on port ${port} within 60 s (is the broker running? npm run broker:status)`);
+}
+
+async function callGateway(service, body) {
+  const response = await fetch(`${gatewayUrl}/api/v1/flow/default/service/${service}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(process.env.GATEWAY_TOKEN ? { authorization: `Bearer ${process.env.GATEWAY_TOKEN}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const reply = await response.json();
+  if (!response.ok || reply.error) throw new Error(`${service}: ${JSON.stringify(reply.error ?? reply)}`);
+  return reply;
+}
+
+/** The seed's example: joke-service with one config-defined tool, and joke-service's manifest as a tool source. */
+async function seed() {
+  const value = (type, key, body) => ({ type, key, value: JSON.stringify(body) });
+  await callGateway("config", {
+    operation: "put",
+    values: [
+      value("tool-service", "joke-service", { id: "joke-service", topic: "joke", "config-params": [{ name: "style", required: false }] }),
+      value("tool", "tell-joke", {
+        type: "tool-service",
+        name: "tell-joke",
+        description: "Tells a dad joke about a topic",
+        service: "joke-service",
+        style: "dad-joke",
+        arguments: [{ name: "topic", type: "string", description: "What the joke is about" }],
+      }),
+      value("tool-source", "jokes", { id: "jokes", manifest_url: "http://127.0.0.1:8702/tools/manifest", active: true }),
+    ],
+  });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write("\nstopping every service (they finish what they are doing first)...\n");
+    await Promise.all(children.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r() : (child.once("exit", r), child.kill("SIGTERM"))))));
+    process.exit(0);
+  });
+}
+
+services.forEach(start);
+try {
+  await Promise.all(children.map(waitReady));
+  await seed();
+  // The registry builds the first revision right after the seed's config push; give it a moment.
+  let catalog = null;
+  for (let i = 0; i < 40 && !catalog; i++) {
+    catalog = await fetch("http://127.0.0.1:8704/tools/catalog").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    if (!catalog) await new Promise((r) => setTimeout(r, 250));
+  }
+  process.stdout.write(
+    [
+      "",
+      `toolmesh is up. Gateway: ${gatewayUrl}  (OpenAPI: ${gatewayUrl}/api/v1/openapi.json)`,
+      `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s http://127.0.0.1:8704/tools/catalog)` : "being built (curl -s http://127.0.0.1:8704/tools/catalog)"}`,
+      "first tool call:",
+      `  npm run tg -- invoke-tool -n tell-joke -a '{"topic": "cats"}'`,
+      "the agent needs an OpenAI-compatible LLM: set OPENAI_BASE_URL and OPENAI_MODEL before npm run up",
+      "Ctrl-C stops everything.",
+      "",
+    ].join("\n"),
+  );
+} catch (err) {
+  process.stderr.write(`${err.message}\n`);
+  process.kill(process.pid, "SIGTERM");
+}
