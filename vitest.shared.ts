@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const tenantSetup = fileURLToPath(new URL("./packages/test-support/dist/tenant-setup.js", import.meta.url));
+const supportFile = (name: string) => fileURLToPath(new URL(`./packages/test-support/dist/${name}`, import.meta.url));
 
 // One test preset for every package. Unit tests live in test/unit, tests against the real broker in
 // test/integration; both run by default. Integration tests talk to a real broker, so they get longer
@@ -10,7 +10,9 @@ export const sharedVitestConfig = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // Each test file gets its own Pulsar tenant (TOOLMESH_TENANT), created by useBroker().
-    setupFiles: [tenantSetup],
+    setupFiles: [supportFile("tenant-setup.js")],
+    // Starts the official Pulsar image when a Docker engine is reachable (see test-support broker-mode.ts).
+    globalSetup: [supportFile("broker-setup.js")],
     testTimeout: 30_000,
     hookTimeout: 240_000,
     fileParallelism: false,

@@ -14,7 +14,10 @@ pnpm exec turbo run build typecheck lint
 
 # The tests' own broker instance, apart from the development broker on 8080 (see packages/test-support).
 test_broker=(env PULSAR_HOME="$repo/.pulsar/test" PULSAR_WEB_PORT=18080 PULSAR_BROKER_PORT=16650 PULSAR_BOOKIE_PORT=13181)
-if [[ -z "${PULSAR_WEB_URL:-}" ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >/dev/null 2>&1; then
+# With a Docker engine the tests start the official image themselves (test-support broker-mode.ts).
+mode="$(node -e 'import("./packages/test-support/dist/broker-mode.js").then((m) => console.log(m.brokerMode()))')"
+echo "test broker: $mode"
+if [[ "$mode" == local ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >/dev/null 2>&1; then
   "${test_broker[@]}" bash infra/pulsar/start.sh
   trap '"${test_broker[@]}" bash infra/pulsar/stop.sh' EXIT
 fi

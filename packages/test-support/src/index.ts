@@ -3,3 +3,4 @@ export { ScriptedLlm, type ChatRequest, type ScriptedTurn } from "./scripted-llm
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
 export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
+export { brokerMode, type BrokerMode } from "./broker-mode.js";
