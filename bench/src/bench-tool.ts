@@ -1,0 +1,22 @@
+import { randomUUID } from "node:crypto";
+import pino from "pino";
+import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
+import { benchAnswer } from "./workload.js";
+
+/** The trivial tool service: answers at once, so what is measured is toolmesh and the broker. */
+export class BenchTool extends DynamicToolService {
+  readonly id = `bench-tool-${randomUUID().slice(0, 8)}`;
+  readonly topic = `bench-${randomUUID().slice(0, 8)}`;
+  // The default (8) unless an experiment sets BENCH_TOOL_CONCURRENCY.
+  override concurrency: number = Number(process.env.BENCH_TOOL_CONCURRENCY ?? 8);
+
+  async invoke(_user: string, _config: Record<string, unknown>, args: Record<string, unknown>) {
+    return benchAnswer(args);
+  }
+}
+
+/** A runtime (Pulsar client, metrics) for in-process tool services; its HTTP server never listens. */
+export function benchRuntime(webServiceUrl: string, name = "bench-tools"): ServiceRuntime {
+  const env = parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0", LOG_LEVEL: "warn" });
+  return new ServiceRuntime({ name, env, logger: pino({ level: "warn" }, pino.destination(2)) });
+}

@@ -1,0 +1,119 @@
+import type { LoadResult } from "./stats.js";
+import type { ServiceFootprint } from "./scenarios/footprint.js";
+import type { RefreshTiming } from "./scenarios/registry.js";
+
+export const TARGETS = {
+  toolCallRatioP50: 1.3,
+  callsPerSecAtC32: 2_000,
+  registry10kMs: 1_000,
+  idleRssMb: 120,
+  coldStartMs: 1_500,
+} as const;
+
+export interface CallRow extends LoadResult {
+  scenario: string;
+  /** p50 over the baseline's p50 at the same concurrency. */
+  ratioP50: number;
+  /** p50 over the coalesced raw baseline's p50: what toolmesh's own code adds, write strategy aside. */
+  ratioCoalescedP50: number;
+  target: string;
+  met: boolean | null;
+}
+
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+const yes = (met: boolean | null) => (met === null ? "" : met ? "yes" : "NO");
+
+function table(headers: string[], rows: string[][], align: Array<"l" | "r">): string {
+  const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (align[c] === "l" ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+/** Targets per call scenario: the ratio one for toolmesh's own client/service, throughput at c=32 for all. */
+export function callTarget(
+  scenario: string,
+  result: LoadResult,
+  baselineP50: number,
+  coalescedP50: number,
+): Omit<CallRow, keyof LoadResult | "scenario"> {
+  const ratioP50 = result.p50 / baselineP50;
+  const ratioCoalescedP50 = result.p50 / coalescedP50;
+  const goals: string[] = [];
+  const checks: boolean[] = [];
+  if (scenario === "tool-call" && Number.isFinite(ratioP50)) {
+    goals.push(`p50 ≤ ${TARGETS.toolCallRatioP50}× base`);
+    checks.push(ratioP50 <= TARGETS.toolCallRatioP50);
+  }
+  if (!scenario.startsWith("baseline") && result.concurrency === 32) {
+    goals.push(`≥ ${TARGETS.callsPerSecAtC32} calls/s`);
+    checks.push(result.callsPerSec >= TARGETS.callsPerSecAtC32);
+  }
+  const clean = result.errors === 0 && !result.capped;
+  return { ratioP50, ratioCoalescedP50, target: goals.join(", "), met: goals.length ? clean && checks.every(Boolean) : null };
+}
+
+export function callTable(rows: CallRow[]): string {
+  return table(
+    ["scenario", "conc", "p50 ms", "p99 ms", "calls/s", "×base p50", "×coal. p50", "cpu µs/call: bench", "gateway", "broker", "others", "busy %", "errors", "target", "met?"],
+    rows.map((r) => [
+      r.scenario,
+      String(r.concurrency),
+      fmt(r.p50),
+      fmt(r.p99),
+      fmt(r.callsPerSec, 0),
+      fmt(r.ratioP50),
+      fmt(r.ratioCoalescedP50),
+      fmt(r.cpu.perCallUs.bench ?? Number.NaN, 0),
+      fmt(r.cpu.perCallUs.gateway ?? Number.NaN, 0),
+      fmt(r.cpu.perCallUs.broker ?? Number.NaN, 0),
+      fmt(r.cpu.perCallUs.others ?? Number.NaN, 0),
+      fmt(r.cpu.machineBusyPct, 0),
+      `${r.errors}${r.capped ? " (capped)" : ""}`,
+      r.target,
+      yes(r.met),
+    ]),
+    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l", "l"],
+  );
+}
+
+export function registryTable(rows: RefreshTiming[]): string {
+  return table(
+    ["registry refresh", "tools", "validate+merge+hash ms (cpu)", "store ms (cpu)", "diff ms (cpu)", "total wall ms", "total cpu ms", "target", "met?"],
+    rows.map((r) => {
+      const gated = r.tools >= 10_000;
+      const pair = (p: { wallMs: number; cpuMs: number }) => `${fmt(p.wallMs, 0)} (${fmt(p.cpuMs, 0)})`;
+      return [
+        r.kind,
+        String(r.tools),
+        pair(r.validateMergeHash),
+        pair(r.store),
+        pair(r.diff),
+        fmt(r.total.wallMs, 0),
+        fmt(r.total.cpuMs, 0),
+        gated ? `< ${TARGETS.registry10kMs} ms` : "",
+        gated ? yes(r.total.wallMs < TARGETS.registry10kMs) : "",
+      ];
+    }),
+    ["l", "r", "r", "r", "r", "r", "r", "l", "l"],
+  );
+}
+
+export function servicesTable(rows: ServiceFootprint[]): string {
+  return table(
+    ["service", "cold start ms (median)", "starts ms", "idle RSS MB", "target", "met?"],
+    rows.map((r) =>
+      r.skipped
+        ? [r.service, "-", "-", "-", "", `skipped: ${r.skipped}`]
+        : [
+            r.service,
+            fmt(r.coldStartMs, 0),
+            r.coldStartsMs.map((ms) => fmt(ms, 0)).join(" / "),
+            fmt(r.idleRssMb, 1),
+            `< ${TARGETS.coldStartMs} ms, < ${TARGETS.idleRssMb} MB`,
+            yes(r.coldStartMs < TARGETS.coldStartMs && r.idleRssMb < TARGETS.idleRssMb),
+          ],
+    ),
+    ["l", "r", "r", "r", "l", "l"],
+  );
+}

@@ -1,0 +1,36 @@
+import { PulsarClient } from "@toolmesh/pulsar";
+import { ToolServiceClient } from "@toolmesh/base";
+import { requestTopic, responseTopic } from "@toolmesh/schema";
+import { BenchTool, benchRuntime } from "../bench-tool.js";
+import { BENCH_USER, benchAnswer, benchArgs } from "../workload.js";
+import type { BenchContext, CallTarget } from "./types.js";
+
+/**
+ * ToolServiceClient -> DynamicToolService, both in this process but each with its own PulsarClient (so
+ * its own WebSocket sessions), mirroring the baseline's two sides. The tool keeps its defaults
+ * (concurrency 8, metrics, logging) as a service would run it.
+ */
+export async function startToolCall(ctx: BenchContext): Promise<CallTarget> {
+  const runtime = benchRuntime(ctx.webServiceUrl);
+  const tool = new BenchTool();
+  await tool.start(runtime, { announce: false });
+  const pulsar = new PulsarClient({ webServiceUrl: ctx.webServiceUrl });
+  const client = await ToolServiceClient.create(pulsar, {
+    requestTopic: requestTopic(tool.topic),
+    responseTopic: responseTopic(tool.topic),
+    timeoutMs: 10_000,
+    subscriber: "bench-client",
+  });
+  return {
+    async call(i) {
+      const args = benchArgs(i);
+      const text = await client.call(BENCH_USER, {}, { ...args });
+      if (text !== benchAnswer(args)) throw new Error(`tool call ${i}: unexpected reply ${text.slice(0, 200)}`);
+    },
+    async close() {
+      await client.close();
+      await pulsar.close();
+      await runtime.stop();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/** What the runner hands every scenario, and what a call scenario hands back. */
+export interface BenchContext {
+  /** The broker's web service, e.g. http://127.0.0.1:18080. */
+  webServiceUrl: string;
+  /** This run's own Pulsar tenant (TOOLMESH_TENANT), so concurrent test runs never meet it. */
+  tenant: string;
+  /** Where profiles of child processes go when BENCH_CPU_PROF is set. */
+  profileDir: string | undefined;
+}
+
+/** One round trip per `call(i)`; throws when the reply is missing or wrong. */
+export interface CallTarget {
+  call(i: number): Promise<void>;
+  close(): Promise<void>;
+}
