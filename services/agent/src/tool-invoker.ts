@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
 import { ToolServiceClient } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { type CatalogTool, McpToolResponse, ServiceName, requestTopic, responseTopic } from "@toolmesh/schema";
@@ -22,7 +23,7 @@ export interface ToolInvokerOptions {
  * Schema first; a violation is reported to the model, which can correct itself.
  */
 export class ToolInvoker {
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly ajv = (addFormatsModule as unknown as (ajv: Ajv) => Ajv)(new Ajv({ strict: false, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly toolServices = new Map<string, Promise<ToolServiceClient>>();
   private mcp: Promise<RequestClient<typeof McpToolResponse>> | undefined;

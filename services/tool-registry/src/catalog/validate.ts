@@ -1,4 +1,5 @@
 import { Ajv } from "ajv";
+import addFormatsModule from "ajv-formats";
 import { ManifestEntry, describeIssues } from "@toolmesh/schema";
 import { canonicalJson, sha256 } from "./hashing.js";
 
@@ -13,7 +14,10 @@ export interface ValidatedManifest {
   problems: EntryProblem[];
 }
 
-const ajv = new Ajv({ strict: false, allErrors: false });
+// CommonJS default export (see hashing.ts for the same situation with canonicalize).
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+// Standard formats (uri, date-time, email, ...) are checked, not ignored with a console warning.
+const ajv = addFormats(new Ajv({ strict: false, allErrors: false }));
 /** Schemas already checked, by hash: 10k tools usually share a handful of schemas. */
 const schemaVerdicts = new Map<string, string | null>();
 

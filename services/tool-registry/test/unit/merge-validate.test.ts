@@ -63,6 +63,11 @@ describe("validateManifest", () => {
     expect(problems[3]!.reason).toMatch(/binding/);
   });
 
+  it("knows the standard string formats", () => {
+    const withFormat = { ...tool("fmt", "fmt"), parameters_schema: { type: "object", properties: { when: { type: "string", format: "date-time" }, link: { type: "string", format: "uri" } } } };
+    expect(validateManifest([withFormat]).problems).toEqual([]);
+  });
+
   it("refuses a body that is not an array", () => {
     expect(() => validateManifest({ tools: [] })).toThrow("manifest must be a JSON array of tool entries");
   });
