@@ -18,6 +18,8 @@ interface RevisionRow {
  */
 export class RegistryStore {
   private readonly db: Database.Database;
+  /** Revisions never change, so the newest is kept parsed (undefined = not read yet). */
+  private newest: CatalogRevision | null | undefined;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -48,8 +50,11 @@ export class RegistryStore {
   }
 
   latest(): CatalogRevision | null {
-    const row = this.db.prepare("SELECT * FROM revisions ORDER BY revision_number DESC LIMIT 1").get() as RevisionRow | undefined;
-    return row ? toRevision(row) : null;
+    if (this.newest === undefined) {
+      const row = this.db.prepare("SELECT * FROM revisions ORDER BY revision_number DESC LIMIT 1").get() as RevisionRow | undefined;
+      this.newest = row ? toRevision(row) : null;
+    }
+    return this.newest;
   }
 
   byNumber(revisionNumber: number): CatalogRevision | null {
@@ -77,7 +82,8 @@ export class RegistryStore {
     const info = this.db
       .prepare("INSERT INTO revisions (content_hash, created_at, tool_count, tools) VALUES (?, ?, ?, ?)")
       .run(contentHash, createdAt, tools.length, JSON.stringify(tools));
-    return { revision_number: Number(info.lastInsertRowid), content_hash: contentHash, created_at: createdAt, tool_count: tools.length, tools };
+    this.newest = { revision_number: Number(info.lastInsertRowid), content_hash: contentHash, created_at: createdAt, tool_count: tools.length, tools };
+    return this.newest;
   }
 
   lastGoodEntries(source: string): ManifestEntry[] {
