@@ -94,15 +94,27 @@ stop_service() { # stop_service SVC -> sets stop_result; SIGTERM, then SIGKILL a
   ((rc == 0))
 }
 
+# Brokers refuse forced namespace/tenant deletion by default (forceDeleteNamespaceAllowed=false), so
+# empty the namespaces topic by topic, then delete them and the tenant.
+delete_tenant() {
+  local ns kind topic code
+  for ns in request response notify flow; do
+    for kind in persistent non-persistent; do
+      for topic in $(curl -sf --max-time 10 "$web/admin/v2/$kind/$tenant/$ns" |
+        node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { for (const t of JSON.parse(s || "[]")) console.log(t); });'); do
+        curl -s -o /dev/null --max-time 30 -X DELETE "$web/admin/v2/${topic/:\/\//\/}?force=true" || true
+      done
+    done
+    curl -s -o /dev/null --max-time 30 -X DELETE "$web/admin/v2/namespaces/$tenant/$ns" || true
+  done
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 -X DELETE "$web/admin/v2/tenants/$tenant")" || code=000
+  [[ "$code" == 204 || "$code" == 404 ]]
+}
+
 cleanup() {
   local svc
   for svc in "${!pids[@]}"; do stop_service "$svc" || true; done
-  if ((tenant_made)); then
-    for ns in request response notify flow; do
-      curl -s -o /dev/null --max-time 30 -X DELETE "$web/admin/v2/namespaces/$tenant/$ns?force=true" || true
-    done
-    curl -s -o /dev/null --max-time 30 -X DELETE "$web/admin/v2/tenants/$tenant?force=true" || true
-  fi
+  if ((tenant_made)); then delete_tenant || log "could not delete tenant $tenant on $web"; fi
   if ((started_broker)); then bash "$repo/infra/pulsar/stop.sh" >&2 || true; fi
   if ((failed)) || [[ "${DEPLOY_CHECK_KEEP:-}" == 1 ]]; then
     log "work folder kept: $work"
@@ -175,8 +187,8 @@ deploy_service() { # deploy_service SVC TARGET (in the pruned workspace), then t
   find "$out" -mindepth 1 -maxdepth 1 ! -name dist ! -name node_modules ! -name package.json -exec rm -rf {} + || return 1
   for sqlite in "$out"/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3; do
     [[ -d "$sqlite" ]] || continue
-    rm -rf "$sqlite/build/Release/obj" "$sqlite/build/Release/obj.target" "$sqlite/build/Release/test_extension.node" \
-      "$sqlite"/build/Release/*.a "$sqlite/build/deps"
+    rm -rf "$sqlite/deps" "$sqlite/src" "$sqlite/build/deps" "$sqlite/build/Release/obj" "$sqlite/build/Release/obj.target" \
+      "$sqlite/build/Release/test_extension.node" "$sqlite"/build/Release/*.a
   done
 }
 
