@@ -53,10 +53,17 @@ export abstract class DynamicToolService {
     return [];
   }
 
-  /** Serves the topic; then, unless `announce` is false, announces the manifest on `announceTopic`. */
+  /**
+   * Serves the topic; then, unless `announce` is false, announces the manifest on `announceTopic` and again
+   * every `announceIntervalMs` — a heartbeat: a registry forgets announcements that stop coming.
+   */
   async start(
     runtime: ServiceRuntime,
-    { announce = true, announceTopic = Topics.toolAnnouncements }: { announce?: boolean; announceTopic?: string } = {},
+    {
+      announce = true,
+      announceTopic = Topics.toolAnnouncements,
+      announceIntervalMs = 60_000,
+    }: { announce?: boolean; announceTopic?: string; announceIntervalMs?: number } = {},
   ): Promise<Subscription> {
     const subscription = await runtime.serve({
       requestTopic: requestTopic(this.topic),
@@ -68,12 +75,18 @@ export abstract class DynamicToolService {
       errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
       handler: (request, context) => this.reply(request, { id: context.id, logger: context.logger }),
     });
-    if (announce) await this.announce(runtime, announceTopic);
+    if (announce && this.manifest().length > 0) {
+      await this.announce(runtime, announceTopic);
+      const heartbeat = setInterval(() => {
+        this.announce(runtime, announceTopic, { quiet: true }).catch((err: unknown) => runtime.logger.warn({ err }, "re-announcement failed"));
+      }, announceIntervalMs).unref();
+      runtime.onShutdown(() => clearInterval(heartbeat));
+    }
     return subscription;
   }
 
   /** Publishes the manifest on the persistent announcement topic (skipped when there is none). */
-  async announce(runtime: ServiceRuntime, topic: string = Topics.toolAnnouncements): Promise<void> {
+  async announce(runtime: ServiceRuntime, topic: string = Topics.toolAnnouncements, { quiet = false } = {}): Promise<void> {
     const manifest = this.manifest();
     if (manifest.length === 0) return;
     await runtime.pulsar.sendJson(topic, {
@@ -81,7 +94,7 @@ export abstract class DynamicToolService {
       manifest,
       announced_at: new Date().toISOString(),
     });
-    runtime.logger.info({ tools: manifest.map((t) => t.name) }, "announced manifest");
+    if (!quiet) runtime.logger.info({ tools: manifest.map((t) => t.name) }, "announced manifest");
   }
 
   private reply(request: ToolServiceRequest, context: InvocationContext) {

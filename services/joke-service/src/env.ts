@@ -8,6 +8,8 @@ export const JokeEnv = BaseEnv.extend({
   JOKE_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("joke"),
   /** Publish the manifest on the announcement topic at start (the registry picks it up). */
   JOKE_ANNOUNCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  /** How often the manifest is announced again (a registry forgets services that stop announcing). */
+  TOOL_ANNOUNCE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** Persistent topic to announce on (the registry reads the same one). */
   TOOL_ANNOUNCE_TOPIC: z.string().regex(/^persistent:\/\/[^/]+\/[^/]+\/[^/]+$/, "a persistent:// topic").default(Topics.toolAnnouncements),
 });

@@ -9,5 +9,5 @@ runtime.installSignalHandlers();
 
 const jokes = new JokeService(env.JOKE_TOPIC);
 registerManifestRoute(runtime.http, () => jokes.manifest());
-await jokes.start(runtime, { announce: env.JOKE_ANNOUNCE, announceTopic: env.TOOL_ANNOUNCE_TOPIC });
+await jokes.start(runtime, { announce: env.JOKE_ANNOUNCE, announceTopic: env.TOOL_ANNOUNCE_TOPIC, announceIntervalMs: env.TOOL_ANNOUNCE_INTERVAL_MS });
 await runtime.listen();

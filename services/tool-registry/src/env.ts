@@ -22,6 +22,8 @@ export const RegistryEnv = BaseEnv.extend({
   REGISTRY_ALLOWED_NETWORKS: cidrList,
   /** Persistent topic tool services announce their manifests on. */
   TOOL_ANNOUNCE_TOPIC: z.string().regex(/^persistent:\/\/[^/]+\/[^/]+\/[^/]+$/, "a persistent:// topic").default(Topics.toolAnnouncements),
+  /** A service that has not announced itself for this long loses its announced tools (it re-announces every minute by default). */
+  REGISTRY_ANNOUNCEMENT_TTL_MS: z.coerce.number().int().positive().default(300_000),
   /** Periodic refresh, so sources are re-read without any trigger; 0 turns it off. */
   REGISTRY_REFRESH_INTERVAL_MS: z.coerce.number().int().nonnegative().default(300_000),
 });

@@ -36,6 +36,7 @@ const refresher = new CatalogRefresher({
   fetcher,
   config,
   logger: runtime.logger.child({ component: "catalog" }),
+  announcementTtlMs: env.REGISTRY_ANNOUNCEMENT_TTL_MS,
   onRevision: async (revision) => {
     const { tools: _tools, ...summary } = revision;
     await runtime.pulsar.sendJson(Topics.toolRegistryNotify, summary);

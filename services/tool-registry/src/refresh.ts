@@ -21,6 +21,8 @@ export interface CatalogRefresherDeps {
   logger: Logger;
   /** Called after a new revision is stored (publishes the push). */
   onRevision: (revision: CatalogRevision) => Promise<void>;
+  /** Announcements older than this are dropped: their service stopped announcing. */
+  announcementTtlMs: number;
 }
 
 interface GatheredSource extends SourceTools {
@@ -69,7 +71,7 @@ export class CatalogRefresher {
     const gathered: GatheredSource[] = [
       { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems },
       ...(await Promise.all(toolSources.map((s) => this.fetchSource(s.id, s.manifest_url)))),
-      ...store.announcements().map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
+      ...store.announcements(new Date(Date.now() - this.deps.announcementTtlMs)).map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
     ];
 
     const latest = store.latest();

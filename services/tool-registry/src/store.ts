@@ -128,17 +128,27 @@ export class RegistryStore {
     for (const source of all) if (!keep.includes(source)) remove.run(source);
   }
 
-  saveAnnouncement(serviceId: string, manifest: ManifestEntry[], announcedAt: string): void {
+  /**
+   * Records a service's latest announcement, timed by the registry's clock (not the sender's). Returns
+   * whether its tools changed: a heartbeat with the same manifest only refreshes the time.
+   */
+  saveAnnouncement(serviceId: string, manifest: ManifestEntry[]): boolean {
+    const text = JSON.stringify(manifest);
+    const before = this.db.prepare("SELECT manifest FROM announcements WHERE service_id = ?").get(serviceId) as { manifest: string } | undefined;
     this.db
       .prepare(
         `INSERT INTO announcements (service_id, manifest, announced_at) VALUES (?, ?, ?)
          ON CONFLICT (service_id) DO UPDATE SET manifest = excluded.manifest, announced_at = excluded.announced_at`,
       )
-      .run(serviceId, JSON.stringify(manifest), announcedAt);
+      .run(serviceId, text, new Date().toISOString());
+    return before?.manifest !== text;
   }
 
-  announcements(): Array<{ service_id: string; manifest: ManifestEntry[] }> {
-    const rows = this.db.prepare("SELECT service_id, manifest FROM announcements ORDER BY service_id").all() as Array<{ service_id: string; manifest: string }>;
+  /** Announcements heard since `since` (older ones belong to services that stopped announcing). */
+  announcements(since: Date): Array<{ service_id: string; manifest: ManifestEntry[] }> {
+    const rows = this.db
+      .prepare("SELECT service_id, manifest FROM announcements WHERE announced_at >= ? ORDER BY service_id")
+      .all(since.toISOString()) as Array<{ service_id: string; manifest: string }>;
     return rows.map((r) => ({ service_id: r.service_id, manifest: JSON.parse(r.manifest) as ManifestEntry[] }));
   }
 

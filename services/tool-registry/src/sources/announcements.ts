@@ -7,7 +7,8 @@ import type { RegistryStore } from "../store.js";
 /**
  * Reads tool services' self-announcements from the persistent announcement topic, from the start of the
  * topic on first run (a durable subscription remembers the position across restarts), keeps the latest
- * per service, and asks for a refresh. A bad announcement is logged and skipped.
+ * per service, and asks for a refresh when a service's tools changed (a heartbeat only refreshes the
+ * time). A bad announcement is logged and skipped.
  */
 export function consumeAnnouncements(
   pulsar: PulsarClient,
@@ -24,12 +25,13 @@ export function consumeAnnouncements(
         logger.warn({ reason: decoded.reason }, "ignored malformed tool announcement");
         return;
       }
-      const { service_id, manifest, announced_at } = decoded.value;
+      const { service_id, manifest } = decoded.value;
       const { entries, problems } = validateManifest(manifest);
       if (problems.length > 0) logger.warn({ service_id, problems }, "announcement has invalid tools; they are left out");
-      store.saveAnnouncement(service_id, entries, announced_at);
-      logger.info({ service_id, tools: entries.length }, "tool service announced itself");
-      onAnnouncement(service_id);
+      if (store.saveAnnouncement(service_id, entries)) {
+        logger.info({ service_id, tools: entries.length }, "tool service announced itself");
+        onAnnouncement(service_id);
+      }
     },
   );
 }

@@ -76,6 +76,7 @@ beforeAll(async () => {
       REGISTRY_FETCH_TIMEOUT_MS: "1000",
       REGISTRY_MAX_MANIFEST_BYTES: "200000",
       REGISTRY_REFRESH_INTERVAL_MS: "0",
+      REGISTRY_ANNOUNCEMENT_TTL_MS: "4000",
       TOOL_ANNOUNCE_TOPIC: announceTopic,
     },
   });
@@ -212,7 +213,7 @@ describe("failing sources never empty the catalog", () => {
 });
 
 describe("self-announcing tool services", () => {
-  it("adds a tool service started after the registry through its announcement alone", async () => {
+  it("adds a tool service started after the registry through its announcement alone, and forgets it when it stops announcing", async () => {
     const { webServiceUrl } = await useBroker();
     const runtime = new ServiceRuntime({
       name: "weather-service",
@@ -236,15 +237,23 @@ describe("self-announcing tool services", () => {
       }
     }
     const before = await current();
-    await new WeatherService().start(runtime, { announceTopic });
+    await new WeatherService().start(runtime, { announceTopic, announceIntervalMs: 500 });
     const next = await waitFor(async () => {
       const revision = await current();
       return revision.revision_number > before.revision_number ? revision : undefined;
     }, { timeoutMs: 15_000, description: "a revision with the announced tool" });
     expect(next.tools.find((t) => t.name === "forecast")).toMatchObject({ source: "announce:weather-service", tool_id: "weather-service.forecast" });
     expect((await http(`/tools/catalog/diff?from=${before.revision_number}&to=${next.revision_number}`)).body).toMatchObject({ added: ["weather-service.forecast"], removed: [], changed: [] });
+
+    // Heartbeats keep it past the 4 s TTL; once they stop, the next refresh after the TTL drops it.
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect((await adminRefresh()).body).toMatchObject({ created: false, revision_number: next.revision_number });
     await runtime.stop();
-  });
+    await new Promise((r) => setTimeout(r, 4_500));
+    const after = (await adminRefresh()).body as { revision_number: number; created: boolean };
+    expect(after).toMatchObject({ created: true, revision_number: next.revision_number + 1 });
+    expect((await http(`/tools/catalog/diff?from=${next.revision_number}&to=${after.revision_number}`)).body).toMatchObject({ added: [], removed: ["weather-service.forecast"], changed: [] });
+  }, 60_000);
 });
 
 describe("restart", () => {
