@@ -1,5 +1,5 @@
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire } from "@toolmesh/schema";
+import { ToolServiceRequest, ToolServiceResponse } from "@toolmesh/schema";
 
 /** A tool service answered with an error reply. */
 export class ToolServiceError extends Error {
@@ -66,14 +66,6 @@ export class ToolServiceClient {
       if (reply.error) throw new ToolServiceError(reply.error.type, reply.error.message);
       yield reply.response;
     }
-  }
-
-  /** The raw replies, errors included, for callers that forward them (the gateway). */
-  replies(body: ToolServiceResponseWire | unknown, options: CallOptions = {}): AsyncIterable<ToolServiceResponse> {
-    return this.requests.stream(body, {
-      isLast: (reply) => reply.end_of_stream || reply.error !== null,
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    });
   }
 
   close(): Promise<void> {
