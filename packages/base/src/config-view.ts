@@ -30,12 +30,26 @@ export interface ParsedItems<T> {
   invalid: Array<{ key: string; reason: string }>;
 }
 
+/** Parses config values (key -> JSON string) with a schema; bad items are listed with the reason. */
+export function parseItems<S extends z.ZodType>(values: Record<string, string>, schema: S): ParsedItems<z.output<S>> {
+  const items = new Map<string, z.output<S>>();
+  const invalid: ParsedItems<z.output<S>>["invalid"] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const decoded = decodeJson(schema, Buffer.from(value));
+    if (decoded.ok) items.set(key, decoded.value);
+    else invalid.push({ key, reason: decoded.reason });
+  }
+  return { items, invalid };
+}
+
 /**
  * A live, read-only copy of the config types a service cares about: loaded at start, re-read on every
  * push on notify/config and every poll interval, kept at the highest version seen.
  */
 export class ConfigView {
   private snapshot: ConfigSnapshot = {};
+  /** parsed() results for the current snapshot, by type and schema; dropped whenever a load replaces it. */
+  private parsedCache = new Map<string, Map<z.ZodType, ParsedItems<unknown>>>();
   private currentVersion: number | null = null;
   private client: RequestClient<typeof ConfigResponse> | undefined;
   private push: Subscription | undefined;
@@ -67,16 +81,19 @@ export class ConfigView {
     return this.snapshot[type] ?? {};
   }
 
-  /** One type parsed with a schema; bad items are listed, not thrown, so one bad entry hides no others. */
+  /**
+   * One type parsed with a schema; bad items are listed, not thrown, so one bad entry hides no others.
+   * Parsed once per loaded snapshot, so callers on a hot path (the gateway, per request) may call it freely.
+   * The result is shared: do not modify it.
+   */
   parsed<S extends z.ZodType>(type: string, schema: S): ParsedItems<z.output<S>> {
-    const items = new Map<string, z.output<S>>();
-    const invalid: ParsedItems<z.output<S>>["invalid"] = [];
-    for (const [key, value] of Object.entries(this.values(type))) {
-      const decoded = decodeJson(schema, Buffer.from(value));
-      if (decoded.ok) items.set(key, decoded.value);
-      else invalid.push({ key, reason: decoded.reason });
-    }
-    return { items, invalid };
+    let byType = this.parsedCache.get(type);
+    if (!byType) this.parsedCache.set(type, (byType = new Map()));
+    const cached = byType.get(schema);
+    if (cached) return cached as ParsedItems<z.output<S>>;
+    const result = parseItems(this.values(type), schema);
+    byType.set(schema, result);
+    return result;
   }
 
   onChange(listener: (snapshot: ConfigSnapshot, version: number) => void): void {
@@ -148,6 +165,7 @@ export class ConfigView {
       if (this.currentVersion !== null && version < this.currentVersion) return;
       const all = response.config ?? {};
       this.snapshot = Object.fromEntries(this.options.types.map((type) => [type, all[type] ?? {}]));
+      this.parsedCache = new Map();
       const changed = version !== this.currentVersion;
       this.currentVersion = version;
       this.backoff.reset();

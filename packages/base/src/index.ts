@@ -1,4 +1,4 @@
-export { ConfigView, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
+export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
 export { BaseEnv, EnvError, parseEnv, portSchema } from "./env.js";
 export { createHttpServer, type ReadinessCheck } from "./http.js";

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { ConfigView } from "@toolmesh/base";
-import { decodeJson } from "@toolmesh/pulsar";
 import {
   AgentRequest,
   AgentResponse,
@@ -108,30 +107,30 @@ export class ServiceTable {
     if (!this.config.ready) {
       throw new GatewayError(503, GatewayErrorType.unavailable, "configuration is not loaded yet; retry shortly");
     }
-    const descriptors = this.config.values(ConfigType.toolService);
-    // Own keys only: a service named `constructor` or `__proto__` must not reach Object.prototype.
-    const raw = Object.hasOwn(descriptors, name) ? descriptors[name] : undefined;
-    if (raw === undefined) {
+    // Parsed once per config version by the view; a Map lookup, so `__proto__` and friends find nothing.
+    const { items, invalid } = this.config.parsed(ConfigType.toolService, ToolServiceDescriptor);
+    const unusable = (reason: string) =>
+      new GatewayError(502, GatewayErrorType.configError, `tool-service descriptor '${name}' is unusable: ${reason}`);
+    const descriptor = items.get(name);
+    if (!descriptor) {
+      const refused = invalid.find((i) => i.key === name);
+      if (refused) throw unusable(refused.reason);
       throw new GatewayError(
         404,
         GatewayErrorType.unknownService,
         `unknown service '${name}': not one of ${this.fixedNames.join(", ")}, and no tool-service descriptor has id '${name}'`,
       );
     }
-    const decoded = decodeJson(ToolServiceDescriptor, Buffer.from(raw));
-    const unusable = (reason: string) =>
-      new GatewayError(502, GatewayErrorType.configError, `tool-service descriptor '${name}' is unusable: ${reason}`);
-    if (!decoded.ok) throw unusable(decoded.reason);
     try {
-      parseTopic(decoded.value.requestTopic);
-      parseTopic(decoded.value.responseTopic);
+      parseTopic(descriptor.requestTopic);
+      parseTopic(descriptor.responseTopic);
     } catch (err) {
       throw unusable((err as Error).message);
     }
     return {
       kind: ConfigType.toolService,
-      requestTopic: decoded.value.requestTopic,
-      responseTopic: decoded.value.responseTopic,
+      requestTopic: descriptor.requestTopic,
+      responseTopic: descriptor.responseTopic,
       requestSchema: ToolServiceRequest,
       responseSchema: ToolServiceResponse,
       streamed: true,

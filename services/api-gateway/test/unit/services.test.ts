@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { ConfigView } from "@toolmesh/base";
+import { type ConfigView, parseItems } from "@toolmesh/base";
 import { requestTopic, responseTopic } from "@toolmesh/schema";
 import { GatewayError } from "../../src/errors.js";
 import { ServiceTable } from "../../src/services.js";
 
-// Only `ready` and `values` are read; a real ConfigView is exercised by the integration tests.
+// Only `ready` and `parsed` are read; a real ConfigView is exercised by the integration tests.
 function table(descriptors: Record<string, string> | null) {
-  const view = { ready: descriptors !== null, values: () => descriptors ?? {} } as unknown as ConfigView;
+  const view = { ready: descriptors !== null, parsed: (_type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(descriptors ?? {}, schema) } as unknown as ConfigView;
   return new ServiceTable(view, { requestMs: 1_000, agentMs: 9_000 });
 }
 
