@@ -1,25 +1,6 @@
 import { z } from "zod";
 
-/** Raised at start-up for a bad environment; the message names every offending variable. */
-export class EnvError extends Error {
-  override name = "EnvError";
-}
-
-/**
- * Parses `source` (process.env by default) with a zod object whose keys are variable names. Empty strings
- * count as unset, so `PORT=` falls back to the default instead of failing as "not a number".
- */
-export function parseEnv<S extends z.ZodObject>(schema: S, source: NodeJS.ProcessEnv = process.env): z.output<S> {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
-  const parsed = schema.safeParse(cleaned);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const name = issue.path.join(".") || "(environment)";
-    const value = typeof issue.path[0] === "string" ? cleaned[issue.path[0]] : undefined;
-    return `  ${name}${value !== undefined ? `=${JSON.stringify(value)}` : ""}: ${issue.message}`;
-  });
-  throw new EnvError(`invalid environment:\n${problems.join("\n")}`);
-}
+export { EnvError, parseEnv } from "@toolmesh/schema";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EnvError, parseEnv } from "@toolmesh/schema";
 import { CliError } from "./errors.js";
 
 /** The environment `tg` reads. */
@@ -12,18 +13,12 @@ export const CliEnv = z.object({
 });
 export type CliEnv = z.output<typeof CliEnv>;
 
-/**
- * Parses the environment; empty values count as unset. A bad value is a one-line error naming the
- * variable (the services use `parseEnv` from @toolmesh/base, which a CLI should not pull in with its
- * server dependencies).
- */
+/** Parses the environment with the repo's one env parser; a bad value becomes a one-line CLI error. */
 export function parseCliEnv(source: Record<string, string | undefined>): CliEnv {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = CliEnv.safeParse(cleaned);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const name = String(issue.path[0] ?? "environment");
-    return `${name}=${JSON.stringify(cleaned[name] ?? "")}: ${issue.message}`;
-  });
-  throw new CliError(`invalid environment: ${problems.join("; ")}`);
+  try {
+    return parseEnv(CliEnv, source);
+  } catch (err) {
+    if (err instanceof EnvError) throw new CliError(`invalid environment: ${err.problems.join("; ")}`);
+    throw err;
+  }
 }

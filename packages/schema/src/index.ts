@@ -1,6 +1,7 @@
 export * from "./agent.js";
 export * from "./config.js";
 export * from "./descriptors.js";
+export * from "./env.js";
 export * from "./errors.js";
 export * from "./json-string.js";
 export * from "./manifest.js";
