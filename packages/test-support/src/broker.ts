@@ -16,7 +16,7 @@ export interface Broker {
 const NAMESPACES = ["request", "response", "notify", "flow"];
 
 /** Creates tenant and namespaces unless they exist (the local start script makes `tg`; tests make their own). */
-async function ensureTenant(webServiceUrl: string, tenant: string): Promise<void> {
+export async function ensureTenant(webServiceUrl: string, tenant: string): Promise<void> {
   const put = async (path: string, body?: unknown) => {
     const response = await fetch(`${webServiceUrl}/admin/v2/${path}`, {
       method: "PUT",

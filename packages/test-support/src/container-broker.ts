@@ -1,4 +1,5 @@
 import { GenericContainer, type StartedTestContainer, Wait } from "testcontainers";
+import { ensureTenant } from "./broker.js";
 
 export const PULSAR_IMAGE = "apachepulsar/pulsar:4.0.7";
 
@@ -16,15 +17,6 @@ export async function startPulsarContainer(): Promise<{ webServiceUrl: string; c
     .withStartupTimeout(180_000)
     .start();
   const webServiceUrl = `http://${container.getHost()}:${container.getMappedPort(8080)}`;
-  const put = async (path: string, body?: unknown) => {
-    const response = await fetch(`${webServiceUrl}/admin/v2/${path}`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok && response.status !== 409) throw new Error(`PUT ${path}: HTTP ${response.status}`);
-  };
-  await put("tenants/tg", { allowedClusters: ["standalone"], adminRoles: [] });
-  for (const ns of ["request", "response", "notify", "flow"]) await put(`namespaces/tg/${ns}`);
+  await ensureTenant(webServiceUrl, "tg");
   return { webServiceUrl, container };
 }

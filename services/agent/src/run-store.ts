@@ -40,10 +40,20 @@ export class RunStore {
   }
 
   step(runId: string, step: NewStep): void {
-    const seq = (this.db.prepare("SELECT COUNT(*) AS n FROM steps WHERE run_id = ?").get(runId) as { n: number }).n;
     this.db
-      .prepare("INSERT INTO steps (run_id, seq, kind, content, tool, arguments, at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(runId, seq, step.kind, step.content, step.tool, step.arguments ? JSON.stringify(step.arguments) : null, new Date().toISOString(), step.duration_ms);
+      .prepare(
+        `INSERT INTO steps (run_id, seq, kind, content, tool, arguments, at, duration_ms)
+         VALUES (@run, (SELECT COUNT(*) FROM steps WHERE run_id = @run), @kind, @content, @tool, @args, @at, @ms)`,
+      )
+      .run({
+        run: runId,
+        kind: step.kind,
+        content: step.content,
+        tool: step.tool,
+        args: step.arguments ? JSON.stringify(step.arguments) : null,
+        at: new Date().toISOString(),
+        ms: step.duration_ms,
+      });
   }
 
   finish(runId: string, outcome: { answer: string } | { error: string }): void {
