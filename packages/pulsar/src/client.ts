@@ -1,4 +1,5 @@
 import pino, { type Logger } from "pino";
+import { parseTopic } from "@toolmesh/schema";
 import { ClosedError } from "./errors.js";
 import { encodeJson } from "./json.js";
 import { ConcurrencyLimiter } from "./limiter.js";
@@ -99,24 +100,35 @@ export class PulsarClient {
     const limiter = new ConcurrencyLimiter(options.concurrency ?? 16);
     const logger = this.logger.child({ topic: options.topic, subscription: options.subscription });
     let stopping = false;
-    // Set once subscribed; acks happen after the handler, by which time it is.
+    // The broker never redelivers on a non-persistent topic, so acking after the handler buys nothing
+    // there — and unacked messages hold the consumer's permits: once they run out (the WebSocket proxy
+    // allows 1000), the broker silently drops whatever arrives next. So those are acked on receipt.
+    const ackOnReceipt = parseTopic(options.topic).persistence === "non-persistent";
+    // Set once subscribed; a message acked before that waits in `early`.
     const bound: { channel?: ConsumerChannel } = {};
+    const early: string[] = [];
+    const ack = (messageId: string) => (bound.channel ? bound.channel.ack(messageId) : early.push(messageId));
 
     const onMessage = (message: IncomingMessage) => {
       // While stopping, leave the message unacked: the broker gives it to another consumer.
       if (stopping) return;
+      if (ackOnReceipt) ack(message.messageId);
       void limiter.run(async () => {
         try {
           await handler(message);
-          bound.channel?.ack(message.messageId);
+          if (!ackOnReceipt) ack(message.messageId);
         } catch (err) {
-          logger.error({ err, messageId: message.messageId }, "message handler failed; nacking");
-          bound.channel?.nack(message.messageId);
+          if (ackOnReceipt) logger.error({ err, messageId: message.messageId }, "message handler failed");
+          else {
+            logger.error({ err, messageId: message.messageId }, "message handler failed; nacking");
+            bound.channel?.nack(message.messageId);
+          }
         }
       });
     };
     const consumer = await this.transport.subscribe(options, onMessage);
     bound.channel = consumer;
+    for (const messageId of early.splice(0)) consumer.ack(messageId);
 
     const subscription: Subscription = {
       topic: options.topic,

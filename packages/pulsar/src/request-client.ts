@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { AsyncQueue } from "./async-queue.js";
 import type { PulsarClient, Subscription } from "./client.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
+import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
@@ -15,6 +16,11 @@ export interface RequestClientOptions<S extends z.ZodType> {
   subscriptionPrefix?: string;
   /** Default time allowed for a reply (and between the replies of a stream). */
   timeoutMs?: number;
+  /**
+   * Requests this client has on the wire at once; more wait here. Request topics are non-persistent: a
+   * burst larger than a server's 1000 permits would be dropped by the broker, not queued (default 500).
+   */
+  maxInFlight?: number;
 }
 
 export interface RequestOptions<R> {
@@ -43,13 +49,16 @@ interface PendingCall<R> {
  */
 export class RequestClient<S extends z.ZodType> {
   private readonly pending = new Map<string, PendingCall<z.output<S>>>();
+  private readonly sending: ConcurrencyLimiter;
   private subscription: Subscription | undefined;
   private closed = false;
 
   private constructor(
     private readonly client: PulsarClient,
     private readonly options: RequestClientOptions<S>,
-  ) {}
+  ) {
+    this.sending = new ConcurrencyLimiter(options.maxInFlight ?? 500);
+  }
 
   static async create<S extends z.ZodType>(
     client: PulsarClient,
@@ -69,7 +78,11 @@ export class RequestClient<S extends z.ZodType> {
   }
 
   /** Sends one request; resolves with the last reply (the only one, unless `isLast` says otherwise). */
-  async request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
+  request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
+    return this.sending.run(() => this.send(body, options));
+  }
+
+  private async send(body: unknown, options: RequestOptions<z.output<S>>): Promise<z.output<S>> {
     if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
     const id = randomUUID();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;

@@ -101,6 +101,13 @@ describe("request/response on the real broker", () => {
     expect(caller.inFlight).toBe(0);
   });
 
+  it("answers a burst of 2,000 requests, more than a consumer's 1000 permits, without losing one", async () => {
+    // Non-persistent topics drop what a consumer has no permits for; servers ack on receipt and clients
+    // keep at most maxInFlight on the wire, so a burst is queued instead of lost.
+    const replies = await Promise.all(Array.from({ length: 2_000 }, (_, i) => caller.request(wire({ i }))));
+    expect(replies.map((r) => JSON.parse(r.response).arguments.i)).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
+  });
+
   it("drops replies meant for other clients on a shared response topic", async () => {
     const other = await RequestClient.create(callerClient, { requestTopic, responseTopic, responseSchema: ToolServiceResponse });
     const [mine, theirs] = await Promise.all([caller.request(wire({ who: "me" })), other.request(wire({ who: "them" }))]);
