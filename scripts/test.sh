@@ -22,6 +22,9 @@ if [[ "$mode" == local ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >
   trap '"${test_broker[@]}" bash infra/pulsar/stop.sh' EXIT
 fi
 
+# Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.
+bash scripts/python-peers.sh
+
 find packages services bench e2e -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true
 # One package at a time: integration tests share one broker on a 2-core machine.
 status=0

@@ -4,3 +4,4 @@ export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-
 export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
+export { pythonPeer } from "./python-peer.js";
