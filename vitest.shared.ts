@@ -3,12 +3,16 @@ import { defineConfig } from "vitest/config";
 
 const supportFile = (name: string) => fileURLToPath(new URL(`./packages/test-support/dist/${name}`, import.meta.url));
 
-// One test preset for every package. Unit tests live in test/unit, tests against the real broker in
-// test/integration; both run by default. Integration tests talk to a real broker, so they get longer
-// timeouts, and files run one at a time to keep a 2-core machine's broker responsive.
+// One test preset for every package's broker tier: tests against the real broker (test/integration and
+// the like). Unit tests (test/unit) run apart, all packages at once, from vitest.unit.config.ts
+// (`pnpm test:unit`). Integration tests talk to a real broker, so they get longer timeouts, and files run
+// one at a time to keep a 2-core machine's broker responsive.
 export const sharedVitestConfig = defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "test/unit/**"],
+    // A package with only unit tests (schema) has nothing for this tier.
+    passWithNoTests: true,
     // Each test file gets its own Pulsar tenant (TOOLMESH_TENANT), created by useBroker().
     setupFiles: [supportFile("tenant-setup.js")],
     // Starts the official Pulsar image when a Docker engine is reachable (see test-support broker-mode.ts).

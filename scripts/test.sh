@@ -12,6 +12,11 @@ pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
 pnpm install --frozen-lockfile
 pnpm exec turbo run build typecheck lint
 
+find packages services bench e2e test-results -path '*/vitest.json' -path '*test-results*' -not -path '*/node_modules/*' -delete 2>/dev/null || true
+# The fast tier first: handlers and pure logic, no broker (vitest.unit.config.ts).
+status=0
+pnpm exec vitest run -c vitest.unit.config.ts || status=$?
+
 # The tests' own broker instance, apart from the development broker on 8080 (see packages/test-support).
 test_broker=(env PULSAR_HOME="$repo/.pulsar/test" PULSAR_WEB_PORT=18080 PULSAR_BROKER_PORT=16650 PULSAR_BOOKIE_PORT=13181)
 # With a Docker engine the tests start the official image themselves (test-support broker-mode.ts).
@@ -25,9 +30,7 @@ fi
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.
 bash scripts/python-peers.sh
 
-find packages services bench e2e -path '*/test-results/vitest.json' -not -path '*/node_modules/*' -delete 2>/dev/null || true
 # One package at a time: integration tests share one broker on a 2-core machine.
-status=0
 pnpm exec turbo run test --concurrency=1 --continue || status=$?
 node scripts/test-summary.mjs || status=$((status == 0 ? 1 : status))
 exit "$status"

@@ -14,3 +14,5 @@ export {
 } from "./request-server.js";
 export type * from "./transport.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";
+export { MemoryBroker } from "./memory/broker.js";
+export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";
