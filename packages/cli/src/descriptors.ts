@@ -10,7 +10,7 @@ import { CliError } from "./errors.js";
 import { type ConfigParamSpec, parseConfigParam, parseKeyValue, parseToolArgument } from "./options.js";
 
 /** Validates with the schema the services use; the stored form is the one given, not the parsed one. */
-function check(schema: z.ZodType, value: unknown, what: string): void {
+export function check(schema: z.ZodType, value: unknown, what: string): void {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new CliError(`invalid ${what}: ${describeIssues(parsed.error)}`);
 }
@@ -80,13 +80,15 @@ export interface McpFlags {
   remoteName?: string;
   authToken?: string;
   header?: string[];
+  transport?: string;
 }
 
-/** `{"url", "remote-name"?, "auth-token"?, "headers"?}` (config type `mcp`). */
+/** `{"url", "remote-name"?, "auth-token"?, "headers"?, "transport"?}` (config type `mcp`). */
 export function buildMcpDescriptor(flags: McpFlags): Record<string, unknown> {
   const descriptor: Record<string, unknown> = { url: flags.url };
   if (flags.remoteName) descriptor["remote-name"] = flags.remoteName;
   if (flags.authToken) descriptor["auth-token"] = flags.authToken;
+  if (flags.transport && flags.transport !== "auto") descriptor.transport = flags.transport;
   if (flags.header?.length) {
     descriptor.headers = Object.fromEntries(flags.header.map((spec) => parseKeyValue("--header", spec)));
   }

@@ -51,15 +51,15 @@ export function toolRows(items: readonly { key: string; value: string }[]): stri
   });
 }
 
-export const MCP_COLUMNS = ["id", "url", "remote-name", "auth-token", "headers"] as const;
+export const MCP_COLUMNS = ["id", "url", "remote-name", "transport", "auth-token", "headers"] as const;
 
 /** Rows for `show-mcp-tools`; secrets are never printed, only whether they are set. */
 export function mcpRows(items: readonly { key: string; value: string }[]): string[][] {
   return items.map(({ key, value }) => {
     const mcp = parseObject(value);
-    if (!mcp) return [key, "(not a JSON object)", "", "", ""];
+    if (!mcp) return [key, "(not a JSON object)", "", "", "", ""];
     const headers = mcp.headers && typeof mcp.headers === "object" ? Object.keys(mcp.headers) : [];
-    return [key, text(mcp.url), text(mcp["remote-name"]), mcp["auth-token"] ? "(set)" : "", headers.join(", ")];
+    return [key, text(mcp.url), text(mcp["remote-name"]), text(mcp.transport ?? "auto"), mcp["auth-token"] ? "(set)" : "", headers.join(", ")];
   });
 }
 

@@ -57,3 +57,10 @@ export function parseKeyValue(flag: string, spec: string): [string, string] {
   if (at <= 0) throw new CliError(`${flag} '${spec}' must be KEY=VALUE`);
   return [spec.slice(0, at), spec.slice(at + 1)];
 }
+
+/** A whole number above zero given on the command line (a revision, a limit). */
+export function positiveInt(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new CliError(`${flag} must be a whole number above 0, not '${text}'`);
+  return value;
+}

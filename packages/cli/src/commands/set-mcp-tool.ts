@@ -12,6 +12,7 @@ export function registerSetMcpTool(program: Command, context: CliContext): void 
     .requiredOption("--url <url>", "the MCP server's http(s) URL")
     .option("--remote-name <name>", "the tool's name on the server, when it differs from the id")
     .option("--auth-token <token>", "sent as a bearer token to the server")
+    .option("--transport <mode>", "streamable-http, sse, or auto (Streamable HTTP, falling back to SSE)", "auto")
     .option("--header <key=value>", "an extra HTTP header; values may use ${env:NAME} (repeatable)", collect)
     .action(async (opts: McpFlags & { id: string }, command: Command) => {
       const descriptor = buildMcpDescriptor(opts);

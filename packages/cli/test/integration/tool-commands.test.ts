@@ -124,7 +124,11 @@ describe("set-mcp-tool / show-mcp-tools / delete-mcp-tool", () => {
 
     const show = await tg(["show-mcp-tools"], env);
     expect(show.stdout).toBe(
-      ["id    url                        remote-name  auth-token  headers", "calc  http://127.0.0.1:3901/mcp  add          (set)       X-Team", ""].join("\n"),
+      [
+        "id    url                        remote-name  transport  auth-token  headers",
+        "calc  http://127.0.0.1:3901/mcp  add          auto       (set)       X-Team",
+        "",
+      ].join("\n"),
     );
     expect(show.stdout).not.toContain("s3cret");
 

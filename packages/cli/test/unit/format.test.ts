@@ -58,7 +58,7 @@ describe("mcpRows", () => {
     const rows = mcpRows([
       { key: "calc", value: JSON.stringify({ url: "http://h/mcp", "remote-name": "add", "auth-token": "s3cret", headers: { "X-K": "v" } }) },
     ]);
-    expect(rows).toEqual([["calc", "http://h/mcp", "add", "(set)", "X-K"]]);
+    expect(rows).toEqual([["calc", "http://h/mcp", "add", "auto", "(set)", "X-K"]]);
     expect(JSON.stringify(rows)).not.toContain("s3cret");
   });
 });
