@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What services/*/Dockerfile does, without Docker (this machine has no engine): for each service,
+# What infra/docker/service.Dockerfile does, without Docker (this machine has no engine): for each service,
 #   turbo prune --docker -> pnpm install --frozen-lockfile --offline (pnpm fetch first only if the store
 #   lacks something) -> turbo build -> pnpm deploy --prod -> the same trimming as the image
 # into a temporary folder, then starts `node dist/main.js` from the deployed folder alone (a clean
@@ -24,7 +24,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
-# Same pin as the Dockerfiles' `npx turbo@... prune`.
+# Same pin as the Dockerfile's `npx turbo@... prune`.
 TURBO_VERSION=2.11.11
 web="${PULSAR_WEB_URL:-http://127.0.0.1:8080}"
 web="${web%/}"
@@ -174,7 +174,7 @@ install_deps() {
 # (ERR_PNPM_DEPLOY_NONINJECTED_WORKSPACE). Two ways out, both tried here:
 #  - --config.inject-workspace-packages=true for the deploy command alone: pnpm cuts a lockfile for the
 #    service from the shared one, so the deployed versions are exactly pnpm-lock.yaml's and it works
-#    offline after `pnpm fetch` (no registry metadata needed). Used here and in the Dockerfiles.
+#    offline after `pnpm fetch` (no registry metadata needed). Used here and in the Dockerfile.
 #  - --legacy: deploys without any lockfile, resolving every dependency again. That needs registry
 #    metadata (offline it fails with ERR_PNPM_NO_OFFLINE_META on a fresh store) and lets transitive
 #    versions drift from the lockfile, so it is not used.
@@ -214,10 +214,11 @@ for svc in "${services[@]}"; do
   # Start it the way the image does: `node dist/main.js` in the deployed folder, only the variables a
   # container would get (the image's data dir becomes a folder here).
   port="$(free_port)"
-  data_var="$(sed -n 's/.* \([A-Z_]*_DATA_DIR\)=\/data.*/\1/p' "services/$svc/Dockerfile" 2>/dev/null | head -n 1)"
+  # The image points every *_DATA_DIR variable at /data; here each gets the service's own data folder.
+  data_vars=($(grep -o '[A-Z_]*_DATA_DIR=/data' infra/docker/service.Dockerfile | cut -d= -f1))
   env_args=(PATH="$PATH" HOME="$HOME" NODE_ENV=production HTTP_HOST=127.0.0.1 HTTP_PORT="$port"
     PULSAR_WEB_URL="$web" TOOLMESH_TENANT="$tenant" LOG_FORMAT=json LOG_LEVEL=info)
-  if [[ -n "$data_var" ]]; then env_args+=("$data_var=$dir/data"); fi
+  for data_var in "${data_vars[@]}"; do env_args+=("$data_var=$dir/data"); done
   t0="$(now_ms)"
   (cd "$dir/deploy" && exec env -i "${env_args[@]}" node dist/main.js) >"$dir/service.log" 2>&1 &
   pids[$svc]=$!

@@ -4,29 +4,31 @@
 // build output changes).
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { ServicePorts } from "../packages/schema/dist/ports.js";
 
 const repo = new URL("..", import.meta.url).pathname;
 const watch = process.argv.includes("--watch");
 const env = (name, fallback) => process.env[name] || fallback;
 const dataDir = resolve(repo, env("TOOLMESH_DATA_DIR", "data"));
-const gatewayUrl = `http://127.0.0.1:${env("GATEWAY_PORT", "8088")}`;
+const gatewayPort = Number(env("GATEWAY_PORT", String(ServicePorts["api-gateway"])));
+const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const shared = {
   PULSAR_WEB_URL: env("PULSAR_WEB_URL", "http://127.0.0.1:8080"),
   LOG_LEVEL: env("LOG_LEVEL", "info"),
   LOG_FORMAT: "json",
 };
 const services = [
-  ["config", 8701, { CONFIG_DATA_DIR: `${dataDir}/config` }],
-  ["joke-service", 8702, {}],
-  ["mcp-tool", 8703, {}],
-  ["tool-registry", 8704, {
+  ["config", ServicePorts["config"], { CONFIG_DATA_DIR: `${dataDir}/config` }],
+  ["joke-service", ServicePorts["joke-service"], {}],
+  ["mcp-tool", ServicePorts["mcp-tool"], {}],
+  ["tool-registry", ServicePorts["tool-registry"], {
     REGISTRY_DATA_DIR: `${dataDir}/tool-registry`,
     REGISTRY_ADMIN_TOKEN: env("REGISTRY_ADMIN_TOKEN", "dev-admin-token-change-me"),
     // The dev setup's own tool source (joke-service) is on loopback.
     REGISTRY_ALLOWED_NETWORKS: env("REGISTRY_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
   }],
-  ["agent", 8705, { AGENT_DATA_DIR: `${dataDir}/agent` }],
-  ["api-gateway", Number(env("GATEWAY_PORT", "8088")), {}],
+  ["agent", ServicePorts["agent"], { AGENT_DATA_DIR: `${dataDir}/agent` }],
+  ["api-gateway", gatewayPort, {}],
 ];
 
 const colors = [36, 33, 35, 32, 34, 31];

@@ -9,3 +9,4 @@ export * from "./mcp-tool.js";
 export * from "./registry.js";
 export * from "./tool-service.js";
 export * from "./topics.js";
+export * from "./ports.js";

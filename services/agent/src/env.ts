@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { ServicePorts } from "@toolmesh/schema";
 
 export const AgentEnv = BaseEnv.extend({
-  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8705),
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts.agent),
   /** Folder for the SQLite file of recorded runs. */
   AGENT_DATA_DIR: z.string().min(1).default("./data/agent"),
   /** OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server). Unset = no LLM. */

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv, portSchema } from "@toolmesh/base";
+import { ServicePorts } from "@toolmesh/schema";
 
 const milliseconds = z.coerce.number().int().positive();
 
 export const GatewayEnv = BaseEnv.extend({
-  HTTP_PORT: portSchema.default(8088),
+  HTTP_PORT: portSchema.default(ServicePorts["api-gateway"]),
   /** Bearer token every /api/v1 route requires; unset = the gateway is open (trusted network only). */
   GATEWAY_TOKEN: z.string().min(1).optional(),
   /** Time allowed for a reply (and between the replies of a tool-service stream). */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
-import { Topics } from "@toolmesh/schema";
+import { ServicePorts, Topics } from "@toolmesh/schema";
 
 export const JokeEnv = BaseEnv.extend({
-  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8702),
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["joke-service"]),
   /** Topic name: requests on non-persistent://tg/request/{JOKE_TOPIC}. */
   JOKE_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("joke"),
   /** Publish the manifest on the announcement topic at start (the registry picks it up). */

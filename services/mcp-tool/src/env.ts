@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { ServicePorts } from "@toolmesh/schema";
 
 const positiveMs = z.coerce.number().int().positive();
 
 export const McpToolEnv = BaseEnv.extend({
-  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8703),
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["mcp-tool"]),
   /** Topic name: requests on non-persistent://tg/request/{MCP_TOOL_TOPIC}, replies on .../response/... */
   MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default("mcp-tool"),
   /** Time allowed for one tools/call (or tools/list) on an open session. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
-import { Topics } from "@toolmesh/schema";
+import { ServicePorts, Topics } from "@toolmesh/schema";
 
 const cidrList = z
   .string()
@@ -9,7 +9,7 @@ const cidrList = z
   .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, "expected CIDR ranges like 127.0.0.0/8,::1/128")));
 
 export const RegistryEnv = BaseEnv.extend({
-  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8704),
+  HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["tool-registry"]),
   /** Folder for the SQLite file: revisions, source states, announcements. */
   REGISTRY_DATA_DIR: z.string().min(1).default("./data/tool-registry"),
   /** Bearer token for POST /admin/tools/refresh; unset = that route always answers 401. */
