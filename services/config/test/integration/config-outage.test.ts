@@ -81,5 +81,5 @@ describe("a config reload that keeps failing", () => {
     expect(ready).toEqual({ status: "ready", checks: { accepting: true, broker: true, config: true } });
     const recovered = logLines().find((l) => l.msg === "config reload works again");
     expect(recovered?.failures).toBeGreaterThanOrEqual(5);
-  });
+  }, 120_000);
 });
