@@ -2,23 +2,23 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { Backoff, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
-import {
-  ConfigPush,
-  ConfigResponse,
-  type ConfigRequestWire,
-  ServiceName,
-  Topics,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/schema";
+import { ConfigPush, ConfigResponse, ServiceName, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import { fetchConfigTypes } from "./config-fetch.js";
+import { FailureStreak } from "./failure-streak.js";
+import type { ReadinessResult } from "./http.js";
 
 export interface ConfigViewOptions {
-  /** Config types this service uses; every push re-reads all of them, not only the changed ones. */
+  /**
+   * Config types this service uses: only these are read, each with its own `getvalues`. Every push re-reads
+   * all of them, not only the changed ones.
+   */
   types: string[];
   workspace?: string;
   /** A safety net for pushes missed while disconnected (non-persistent topics do not keep them). */
   pollIntervalMs?: number;
   requestTimeoutMs?: number;
+  /** Consecutive failed reloads after which readiness() reports not ready (default 3). */
+  unreadyAfterFailures?: number;
   /** Start of the private subscription names (the service id). */
   subscriber: string;
 }
@@ -44,7 +44,8 @@ export function parseItems<S extends z.ZodType>(values: Record<string, string>, 
 
 /**
  * A live, read-only copy of the config types a service cares about: loaded at start, re-read on every
- * push on notify/config and every poll interval, kept at the highest version seen.
+ * push on notify/config and every poll interval, kept at the highest version seen. A reload that keeps
+ * failing keeps the last good copy for serving, and shows in readiness() and (once per streak) in the log.
  */
 export class ConfigView {
   private snapshot: ConfigSnapshot = {};
@@ -61,15 +62,32 @@ export class ConfigView {
   private closed = false;
   private readonly backoff = new Backoff({ initialMs: 250, maxMs: 5_000 });
   private readyWaiters: Array<() => void> = [];
+  private readonly streak: FailureStreak;
 
   constructor(
     private readonly pulsar: PulsarClient,
     private readonly logger: Logger,
     private readonly options: ConfigViewOptions,
-  ) {}
+  ) {
+    this.streak = new FailureStreak(options.unreadyAfterFailures ?? 3);
+  }
 
+  /** The first load has succeeded: there is config to serve with (perhaps stale; see readiness()). */
   get ready(): boolean {
     return this.currentVersion !== null;
+  }
+
+  /** For /readyz: not ready before the first load, nor while reloads keep failing; the reason says which. */
+  readiness(): ReadinessResult {
+    const last = this.streak.lastReason;
+    if (!this.ready) return { ready: false, reason: `config not loaded yet${last ? `: ${last}` : ""}` };
+    if (!this.streak.failing) return { ready: true };
+    return {
+      ready: false,
+      reason:
+        `config reloads failing since ${this.streak.startedAt!.toISOString()} (${this.streak.failures} attempts), ` +
+        `still serving version ${this.currentVersion}: ${last}`,
+    };
   }
 
   get version(): number | null {
@@ -157,18 +175,18 @@ export class ConfigView {
 
   private async load(): Promise<void> {
     if (this.closed || !this.client) return;
-    const request: ConfigRequestWire = { operation: "config", workspace: this.options.workspace ?? "default" };
+    const client = this.client;
     try {
-      const response = await this.client.request(request);
-      if (response.error) throw new Error(`${response.error.type}: ${response.error.message}`);
-      const version = response.version ?? 0;
+      const fetched = await fetchConfigTypes((request) => client.request(request), this.options.workspace ?? "default", this.options.types);
+      // A change landed between the per-type reads: keep this copy (every type is at least this version) and read again.
+      if (!fetched.consistent) this.again = true;
+      this.succeeded();
+      const { version } = fetched;
       if (this.currentVersion !== null && version < this.currentVersion) return;
-      const all = response.config ?? {};
-      this.snapshot = Object.fromEntries(this.options.types.map((type) => [type, all[type] ?? {}]));
+      this.snapshot = fetched.snapshot;
       this.parsedCache = new Map();
       const changed = version !== this.currentVersion;
       this.currentVersion = version;
-      this.backoff.reset();
       for (const resolve of this.readyWaiters.splice(0)) resolve();
       if (changed) {
         this.logger.info({ version, types: this.options.types }, "config loaded");
@@ -181,13 +199,26 @@ export class ConfigView {
         }
       }
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      this.logger.warn({ reason }, "config load failed; retrying");
-      if (!this.closed) {
-        clearTimeout(this.retryTimer);
-        this.retryTimer = setTimeout(() => void this.refresh(), this.backoff.next()).unref();
-      }
+      this.failed(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private succeeded(): void {
+    this.backoff.reset();
+    const ended = this.streak.succeeded();
+    if (ended) this.logger.info({ failures: ended.failures, since: ended.since.toISOString() }, "config reload works again");
+  }
+
+  /** Logs one warning when a streak starts and one error when it makes the service unready; retries with backoff. */
+  private failed(reason: string): void {
+    const level = this.streak.failed(reason);
+    const fields = { reason, failures: this.streak.failures, since: this.streak.startedAt!.toISOString() };
+    if (level === "error") this.logger.error(fields, "config reloads keep failing; /readyz reports not ready until one succeeds");
+    else if (level === "warn") this.logger.warn(fields, "config reload failed; retrying");
+    else this.logger.debug(fields, "config reload failed again");
+    if (!this.closed) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => void this.refresh(), this.backoff.next()).unref();
     }
   }
 }
-

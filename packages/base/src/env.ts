@@ -14,6 +14,10 @@ export const BaseEnv = z.object({
   HTTP_PORT: port,
   /** How long shutdown may take to finish in-flight work before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Services that read config: time for one config request (one type's `getvalues`). */
+  CONFIG_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Services that read config: consecutive failed reloads after which /readyz answers 503 with the reason. */
+  CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
 

@@ -2,7 +2,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Logger } from "pino";
 import type { ServiceMetrics } from "./metrics.js";
 
-export type ReadinessCheck = () => boolean | Promise<boolean>;
+/** A check that can say why it fails; /readyz lists the reasons of failing checks. */
+export interface ReadinessResult {
+  ready: boolean;
+  reason?: string;
+}
+export type ReadinessCheck = () => boolean | ReadinessResult | Promise<boolean | ReadinessResult>;
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -41,15 +46,20 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.get("/readyz", async (_request, reply) => {
     const checks: Record<string, boolean> = {};
+    const reasons: Record<string, string> = {};
     for (const [name, check] of options.readiness) {
       try {
-        checks[name] = await check();
-      } catch {
+        const result = await check();
+        checks[name] = typeof result === "boolean" ? result : result.ready;
+        if (typeof result !== "boolean" && !result.ready && result.reason) reasons[name] = result.reason;
+      } catch (err) {
         checks[name] = false;
+        reasons[name] = err instanceof Error ? err.message : String(err);
       }
     }
     const ready = Object.values(checks).every(Boolean);
-    return reply.status(ready ? 200 : 503).send({ status: ready ? "ready" : "not-ready", checks });
+    const body = { status: ready ? "ready" : "not-ready", checks, ...(Object.keys(reasons).length ? { reasons } : {}) };
+    return reply.status(ready ? 200 : 503).send(body);
   });
 
   app.get("/metrics", async (_request, reply) => {

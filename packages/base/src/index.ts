@@ -1,7 +1,9 @@
 export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
 export { BaseEnv, EnvError, parseEnv, portSchema } from "./env.js";
-export { createHttpServer, type ReadinessCheck } from "./http.js";
+export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fetch.js";
+export { FailureStreak } from "./failure-streak.js";
+export { createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";
 export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { PulsarClient, serve, type ServeOptions, type Subscription } from "@toolmesh/pulsar";
+import { ConfigView } from "./config-view.js";
 import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
 import { createLogger } from "./logger.js";
@@ -46,6 +47,21 @@ export class ServiceRuntime {
 
   addReadinessCheck(name: string, check: ReadinessCheck): void {
     this.readiness.set(name, check);
+  }
+
+  /**
+   * A ConfigView of `types` with this service's settings (env), reported on /readyz as `config`. The caller
+   * starts it, and closes it on shutdown where its order among the hooks matters.
+   */
+  configView(types: string[]): ConfigView {
+    const view = new ConfigView(this.pulsar, this.logger.child({ component: "config" }), {
+      types,
+      subscriber: this.name,
+      requestTimeoutMs: this.env.CONFIG_REQUEST_TIMEOUT_MS,
+      unreadyAfterFailures: this.env.CONFIG_UNREADY_AFTER_FAILURES,
+    });
+    this.addReadinessCheck("config", () => view.readiness());
+    return view;
   }
 
   /** Runs on stop, after request subscriptions have finished their work, newest first. */

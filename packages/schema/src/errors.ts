@@ -18,6 +18,8 @@ export const ErrorType = {
   registryError: "tool-registry-error",
   agentError: "agent-error",
   timeout: "timeout",
+  /** A value, a write or a reply over a documented size limit; the message names the limit. */
+  tooLarge: "too-large",
   internal: "internal-error",
 } as const;
 

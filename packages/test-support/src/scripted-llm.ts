@@ -7,10 +7,13 @@ export interface ChatRequest {
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
 }
 
-/** One model turn: text, tool calls, or both. A function sees the whole request (to react to observations). */
-export type ScriptedTurn =
-  | { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> }
-  | ((request: ChatRequest) => { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> });
+type TurnReply = { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> };
+
+/**
+ * One model turn: text, tool calls, or both. A function sees the whole request (to react to observations);
+ * it may answer later (a promise), or never — `() => new Promise(() => {})` is a model that hangs.
+ */
+export type ScriptedTurn = TurnReply | ((request: ChatRequest) => TurnReply | Promise<TurnReply>);
 
 /**
  * An OpenAI-compatible chat-completions server that plays a script, for tests (design §5: the product
@@ -46,12 +49,15 @@ export class ScriptedLlm {
         }
         const chat = JSON.parse(body) as ChatRequest;
         this.requests.push(chat);
-        const reply = this.turnFor(chat);
-        if (!reply) {
-          response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
-          return;
-        }
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+        void this.turnFor(chat).then((reply) => {
+          if (!reply) {
+            response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
+            return;
+          }
+          response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+        }, (err: unknown) => {
+          response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `script failed: ${String(err)}` } }));
+        });
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
@@ -63,7 +69,7 @@ export class ScriptedLlm {
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private turnFor(chat: ChatRequest) {
+  private async turnFor(chat: ChatRequest): Promise<TurnReply | undefined> {
     const question = firstUser(chat) ?? "";
     const entry = [...this.scripts.entries()].find(([key]) => question.includes(key));
     if (!entry) return undefined;
@@ -72,7 +78,7 @@ export class ScriptedLlm {
     return typeof turn === "function" ? turn(chat) : turn;
   }
 
-  private completion(chat: ChatRequest, reply: Exclude<ScriptedTurn, (r: ChatRequest) => unknown>) {
+  private completion(chat: ChatRequest, reply: TurnReply) {
     const toolCalls = (reply.tool_calls ?? []).map((call) => ({
       id: `call_${++this.callCounter}`,
       type: "function",

@@ -105,6 +105,13 @@ export class ServiceProcess {
     return code ?? null;
   }
 
+  /** Kills the process without warning (SIGKILL: no shutdown hooks run), as a crash or an OOM kill does. */
+  async kill(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill("SIGKILL");
+    await this.exited;
+  }
+
   async restart(): Promise<void> {
     await this.stop();
     this.output = "";

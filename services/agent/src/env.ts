@@ -20,6 +20,18 @@ export const AgentEnv = BaseEnv.extend({
   AGENT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Runs handled at once by one agent instance. */
   AGENT_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /** How often this instance records that it is alive, and fails runs left by instances that are not. */
+  AGENT_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
+  /** An instance that has not beaten for this long is gone: its runs still `running` are failed. */
+  AGENT_INSTANCE_STALE_MS: z.coerce.number().int().positive().default(30_000),
+}).superRefine((env, ctx) => {
+  if (env.AGENT_INSTANCE_STALE_MS < 2 * env.AGENT_HEARTBEAT_INTERVAL_MS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["AGENT_INSTANCE_STALE_MS"],
+      message: `must be at least twice AGENT_HEARTBEAT_INTERVAL_MS (${env.AGENT_HEARTBEAT_INTERVAL_MS}), or a live instance's runs could be failed between two beats`,
+    });
+  }
 });
 export type AgentEnv = z.output<typeof AgentEnv>;
 

@@ -8,6 +8,7 @@ import {
   requestTopic,
   responseTopic,
 } from "@toolmesh/schema";
+import { AgentInstance, newInstanceId } from "./agent-instance.js";
 import { AgentLoop } from "./agent-loop.js";
 import { CatalogClient } from "./catalog-client.js";
 import { loadEnv } from "./env.js";
@@ -22,7 +23,15 @@ const env = loadEnv();
 const runtime = new ServiceRuntime({ name: SERVICE_ID, env });
 runtime.installSignalHandlers();
 
-const store = RunStore.open(env.AGENT_DATA_DIR);
+const store = RunStore.open(env.AGENT_DATA_DIR, newInstanceId());
+// Before serving: runs that a killed instance left `running` are failed (once its heartbeat is stale).
+const instance = new AgentInstance({
+  store,
+  logger: runtime.logger.child({ component: "instance" }),
+  heartbeatMs: env.AGENT_HEARTBEAT_INTERVAL_MS,
+  staleAfterMs: env.AGENT_INSTANCE_STALE_MS,
+});
+instance.start();
 const model =
   env.OPENAI_BASE_URL && env.OPENAI_MODEL
     ? new OpenAiChatModel({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL, timeoutMs: env.AGENT_LLM_TIMEOUT_MS })
@@ -37,6 +46,7 @@ const loop = model
 runtime.onShutdown(async () => {
   await invoker.close();
   await catalog.close();
+  instance.stop();
   store.close();
 });
 

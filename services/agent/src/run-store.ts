@@ -5,13 +5,37 @@ import type { AgentRun, AgentRunStep, AgentRunSummary } from "@toolmesh/schema";
 
 type NewStep = Omit<AgentRunStep, "seq" | "at">;
 
-/** Recorded runs in SQLite: who asked what, against which catalog revision, every step, the outcome. */
+/** A run failed because the agent instance running it is gone. */
+export interface OrphanedRun {
+  run_id: string;
+  instance_id: string | null;
+  reason: string;
+}
+
+/** Why a run of a gone instance failed; `lastHeartbeat` (ms) when the instance is still on record. */
+export function instanceGoneReason(instanceId: string | null, lastHeartbeat: number | null): string {
+  if (instanceId === null) return "the agent instance running it stopped before the run finished (run recorded before instances were tracked)";
+  const since = lastHeartbeat === null ? "" : ` (last heartbeat ${new Date(lastHeartbeat).toISOString()})`;
+  return `agent instance ${instanceId} stopped before the run finished${since}`;
+}
+
+/**
+ * Recorded runs in SQLite: who asked what, against which catalog revision, every step, the outcome — and
+ * which agent instance runs each, with the instances' heartbeats, so runs of an instance that died are
+ * failed by whichever instance notices, even with several instances on one database.
+ */
 export class RunStore {
   private readonly db: Database.Database;
 
-  constructor(file: string) {
+  /** `instanceId`: the agent instance (process) this store records new runs for. */
+  constructor(
+    file: string,
+    readonly instanceId: string,
+  ) {
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
+    // Several processes may share the file (replicas on one volume): wait for a writer instead of failing.
+    this.db.pragma("busy_timeout = 5000");
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS runs (
         run_id TEXT PRIMARY KEY, user TEXT NOT NULL, question TEXT NOT NULL,
@@ -23,20 +47,64 @@ export class RunStore {
         content TEXT NOT NULL, tool TEXT, arguments TEXT, at TEXT NOT NULL, duration_ms REAL,
         PRIMARY KEY (run_id, seq)
       );
+      CREATE TABLE IF NOT EXISTS instances (
+        instance_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, heartbeat_at INTEGER NOT NULL
+      );
     `);
+    const columns = this.db.prepare("PRAGMA table_info(runs)").all() as Array<{ name: string }>;
+    // Runs recorded before instances were tracked keep NULL: no live instance owns them.
+    if (!columns.some((c) => c.name === "instance_id")) this.db.exec("ALTER TABLE runs ADD COLUMN instance_id TEXT");
   }
 
-  static open(dir: string): RunStore {
+  static open(dir: string, instanceId: string): RunStore {
     mkdirSync(dir, { recursive: true });
-    return new RunStore(join(dir, "agent.db"));
+    return new RunStore(join(dir, "agent.db"), instanceId);
+  }
+
+  /** Records this instance as alive now (inserted again if another instance had given it up for dead). */
+  heartbeat(now = Date.now()): void {
+    this.db
+      .prepare("INSERT INTO instances (instance_id, started_at, heartbeat_at) VALUES (?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at")
+      .run(this.instanceId, new Date(now).toISOString(), now);
+  }
+
+  /**
+   * Fails every running run whose instance is not this one and has not beaten since `staleBefore` (or is not
+   * on record), with an error step and the reason; then forgets those instances. One write transaction, and
+   * each run changes only while still `running`, so instances reaping at once fail a run once.
+   */
+  failOrphanedRuns(staleBefore: number, now = Date.now()): OrphanedRun[] {
+    return this.db.transaction(() => {
+      const orphans = this.db
+        .prepare(
+          `SELECT r.run_id, r.instance_id, i.heartbeat_at FROM runs r LEFT JOIN instances i ON i.instance_id = r.instance_id
+           WHERE r.status = 'running' AND r.instance_id IS NOT ? AND (i.heartbeat_at IS NULL OR i.heartbeat_at < ?)`,
+        )
+        .all(this.instanceId, staleBefore) as Array<{ run_id: string; instance_id: string | null; heartbeat_at: number | null }>;
+      const failed = orphans.map((o) => ({ run_id: o.run_id, instance_id: o.instance_id, reason: instanceGoneReason(o.instance_id, o.heartbeat_at) }));
+      const done = failed.filter((run) => this.fail(run.run_id, run.reason, now));
+      this.db.prepare("DELETE FROM instances WHERE instance_id IS NOT ? AND heartbeat_at < ?").run(this.instanceId, staleBefore);
+      return done;
+    }).immediate();
+  }
+
+  /** On shutdown: fails this instance's runs still running (work the shutdown budget cut off) and leaves the record. */
+  retire(now = Date.now()): OrphanedRun[] {
+    return this.db.transaction(() => {
+      const running = this.db.prepare("SELECT run_id FROM runs WHERE status = 'running' AND instance_id = ?").all(this.instanceId) as Array<{ run_id: string }>;
+      const reason = instanceGoneReason(this.instanceId, null);
+      const done = running.filter(({ run_id }) => this.fail(run_id, reason, now));
+      this.db.prepare("DELETE FROM instances WHERE instance_id = ?").run(this.instanceId);
+      return done.map(({ run_id }) => ({ run_id, instance_id: this.instanceId, reason }));
+    }).immediate();
   }
 
   begin(run: { run_id: string; user: string; question: string; catalog_revision: number; catalog_hash: string; tools_offered: string[] }): void {
     this.db
       .prepare(
-        "INSERT INTO runs (run_id, user, question, catalog_revision, catalog_hash, tools_offered, status, started_at) VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
+        "INSERT INTO runs (run_id, user, question, catalog_revision, catalog_hash, tools_offered, status, started_at, instance_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
       )
-      .run(run.run_id, run.user, run.question, run.catalog_revision, run.catalog_hash, JSON.stringify(run.tools_offered), new Date().toISOString());
+      .run(run.run_id, run.user, run.question, run.catalog_revision, run.catalog_hash, JSON.stringify(run.tools_offered), new Date().toISOString(), this.instanceId);
   }
 
   step(runId: string, step: NewStep): void {
@@ -56,11 +124,21 @@ export class RunStore {
       });
   }
 
+  /** Records the outcome once: a run already finished (e.g. failed as orphaned) keeps its outcome. */
   finish(runId: string, outcome: { answer: string } | { error: string }): void {
     const answered = "answer" in outcome;
     this.db
-      .prepare("UPDATE runs SET status = ?, finished_at = ?, answer = ?, error = ? WHERE run_id = ?")
+      .prepare("UPDATE runs SET status = ?, finished_at = ?, answer = ?, error = ? WHERE run_id = ? AND status = 'running'")
       .run(answered ? "answered" : "failed", new Date().toISOString(), answered ? outcome.answer : null, answered ? null : outcome.error, runId);
+  }
+
+  /** Fails a run still running, with an error step; false when it had already finished. */
+  private fail(runId: string, reason: string, now: number): boolean {
+    const changed = this.db
+      .prepare("UPDATE runs SET status = 'failed', finished_at = ?, error = ? WHERE run_id = ? AND status = 'running'")
+      .run(new Date(now).toISOString(), reason, runId).changes;
+    if (changed === 1) this.step(runId, { kind: "error", content: reason, tool: null, arguments: null, duration_ms: null });
+    return changed === 1;
   }
 
   get(runId: string): AgentRun | null {

@@ -1,5 +1,5 @@
 import websocket from "@fastify/websocket";
-import { ConfigView, type ServiceRuntime } from "@toolmesh/base";
+import type { ConfigView, ServiceRuntime } from "@toolmesh/base";
 import { ConfigType } from "@toolmesh/schema";
 import { bearerAuth } from "./auth.js";
 import { Dispatcher } from "./dispatch.js";
@@ -24,10 +24,7 @@ export interface Gateway {
  * /api/v1 routes (REST, socket, OpenAPI) behind the optional bearer token. The caller listens.
  */
 export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Promise<Gateway> {
-  const config = new ConfigView(runtime.pulsar, runtime.logger.child({ component: "config" }), {
-    types: [ConfigType.toolService],
-    subscriber: runtime.name,
-  });
+  const config = runtime.configView([ConfigType.toolService]);
   const services = new ServiceTable(config, { requestMs: env.GATEWAY_REQUEST_TIMEOUT_MS, agentMs: env.GATEWAY_AGENT_TIMEOUT_MS });
   const dispatcher = new Dispatcher({
     pulsar: runtime.pulsar,
@@ -35,7 +32,6 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
     metrics: runtime.metrics,
     subscriber: runtime.name,
   });
-  runtime.addReadinessCheck("config", () => config.ready);
   // Hooks run newest first: calls in flight finish (within the shutdown budget) before config closes.
   runtime.onShutdown(() => config.close());
   runtime.onShutdown(() => dispatcher.close(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));

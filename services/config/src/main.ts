@@ -12,11 +12,15 @@ const runtime = new ServiceRuntime({ name: SERVICE_ID, env });
 runtime.installSignalHandlers();
 
 const store = ConfigStore.open(env.CONFIG_DATA_DIR);
-runtime.logger.info({ file: join(env.CONFIG_DATA_DIR, "config.db"), version: store.version }, "config store opened");
+runtime.logger.info(
+  { file: join(env.CONFIG_DATA_DIR, "config.db"), version: store.version, maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
+  "config store opened",
+);
 runtime.onShutdown(() => store.close());
 
 const handler = createConfigHandler({
   store,
+  limits: { maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
   publish: async (push) => {
     await runtime.pulsar.sendJson(Topics.configNotify, push);
   },

@@ -3,6 +3,24 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ConfigKey, ConfigValue } from "@toolmesh/schema";
 
+/** `{"version":N,"values":[` ... `]}` around a getvalues reply's items, rounded up. */
+const REPLY_ENVELOPE_BYTES = 64;
+
+/**
+ * A put that would make one type's getvalues reply (in one workspace) larger than allowed. Thrown inside the
+ * put's transaction, so nothing of the put is stored.
+ */
+export class TypeOverLimit extends Error {
+  override name = "TypeOverLimit";
+  constructor(
+    readonly type: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`type '${type}' would need a ${bytes}-byte reply, over the limit of ${limit}`);
+  }
+}
+
 /**
  * Config items in SQLite: (workspace, type, key) -> value, plus one version number that every change
  * bumps, across workspaces. Each change is one transaction, so a crash never leaves half a put.
@@ -67,13 +85,40 @@ export class ConfigStore {
     return config;
   }
 
-  /** Writes all values and bumps the version once; returns the new version. */
-  put(workspace: string, values: ConfigValue[]): number {
+  /**
+   * Bytes of the getvalues reply for one type in one workspace, as JSON on the wire: each item is
+   * `{"type":..,"key":..,"value":..},` with its strings escaped exactly as JSON.stringify does (SQLite's
+   * json_quote escapes the same way), plus the envelope.
+   */
+  getvaluesReplyBytes(workspace: string, type: string): number {
+    const row = this.db
+      .prepare(
+        `SELECT COALESCE(SUM(length(CAST(json_quote(type) AS BLOB)) + length(CAST(json_quote(key) AS BLOB))
+           + length(CAST(json_quote(value) AS BLOB)) + 26), 0) AS bytes
+         FROM items WHERE workspace = ? AND type = ?`,
+      )
+      .get(workspace, type) as { bytes: number };
+    return row.bytes + REPLY_ENVELOPE_BYTES;
+  }
+
+  /**
+   * Writes all values and bumps the version once; returns the new version. Throws TypeOverLimit (storing
+   * nothing) when a type the put touches would then need a getvalues reply over `maxTypeReplyBytes` — unless
+   * the put makes that type smaller, so a type stored before the bound existed can still be trimmed.
+   * Sound because the check runs in the write transaction and one process owns the database.
+   */
+  put(workspace: string, values: ConfigValue[], maxTypeReplyBytes = Number.POSITIVE_INFINITY): number {
     const upsert = this.db.prepare(
       "INSERT INTO items (workspace, type, key, value) VALUES (?, ?, ?, ?) ON CONFLICT (workspace, type, key) DO UPDATE SET value = excluded.value",
     );
+    const types = [...new Set(values.map((v) => v.type))];
     return this.db.transaction(() => {
+      const before = new Map(types.map((type) => [type, this.getvaluesReplyBytes(workspace, type)]));
       for (const v of values) upsert.run(workspace, v.type, v.key, v.value);
+      for (const type of types) {
+        const after = this.getvaluesReplyBytes(workspace, type);
+        if (after > maxTypeReplyBytes && after > before.get(type)!) throw new TypeOverLimit(type, after, maxTypeReplyBytes);
+      }
       return this.bump();
     })();
   }

@@ -1,4 +1,4 @@
-import { ConfigView, ServiceRuntime } from "@toolmesh/base";
+import { ServiceRuntime } from "@toolmesh/base";
 import { ConfigType, ErrorType, McpDescriptor, type McpToolResponse, requestSubscription, requestTopic, responseTopic } from "@toolmesh/schema";
 import { loadEnv } from "./env.js";
 import { McpToolServiceRequest, createMcpToolHandler } from "./handlers/mcp-tool-request.js";
@@ -23,7 +23,7 @@ const pool = new McpSessionPool({
 runtime.onShutdown(() => pool.close());
 
 const entries = new McpEntries();
-const view = new ConfigView(runtime.pulsar, runtime.logger.child({ component: "config" }), { types: [ConfigType.mcp], subscriber: SERVICE_ID });
+const view = runtime.configView([ConfigType.mcp]);
 view.onChange((_snapshot, version) => {
   const parsed = view.parsed(ConfigType.mcp, McpDescriptor);
   for (const { key, reason } of parsed.invalid) runtime.logger.warn({ key, reason, version }, "ignored invalid mcp config entry");
@@ -31,7 +31,6 @@ view.onChange((_snapshot, version) => {
   // A changed url, token or header gives an entry a new session key; sessions nobody uses any more close.
   void pool.retain(entries.sessionKeys(process.env));
 });
-runtime.addReadinessCheck("config", () => view.ready);
 runtime.onShutdown(() => view.close());
 await view.start();
 

@@ -1,4 +1,4 @@
-import { ConfigView, ServiceRuntime } from "@toolmesh/base";
+import { ServiceRuntime } from "@toolmesh/base";
 import {
   ServiceName,
   ToolRegistryRequest,
@@ -30,7 +30,7 @@ const fetcher = new ManifestFetcher({
   timeoutMs: env.REGISTRY_FETCH_TIMEOUT_MS,
   maxBytes: env.REGISTRY_MAX_MANIFEST_BYTES,
 });
-const config = new ConfigView(runtime.pulsar, runtime.logger.child({ component: "config" }), { types: CONFIG_TYPES, subscriber: SERVICE_ID });
+const config = runtime.configView(CONFIG_TYPES);
 const refresher = new CatalogRefresher({
   store,
   fetcher,
@@ -46,7 +46,6 @@ const refresh = (reason: string) =>
   void refresher.refresh(reason).catch((err: unknown) => runtime.logger.error({ err, reason }, "catalog refresh failed"));
 const queries = new RegistryQueries(store);
 
-runtime.addReadinessCheck("config", () => config.ready);
 runtime.onShutdown(async () => {
   await config.close();
   await fetcher.close();

@@ -1,67 +1,50 @@
 import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigPush, type ConfigRequest, type ConfigResponse, ErrorType } from "@toolmesh/schema";
+import { type ConfigOperation, type ConfigPush, type ConfigRequest, type ConfigResponse, ErrorType } from "@toolmesh/schema";
 import type { ConfigStore } from "../store.js";
-import { descriptorProblem } from "../validate.js";
+import { readOperations } from "./config-reads.js";
+import { writeOperations } from "./config-writes.js";
 
-type Reply = Partial<ConfigResponse>;
+export type ConfigReply = Partial<ConfigResponse>;
+/** One operation of the config protocol; a new one (e.g. TrustGraph's `*-all-ws`) is one more entry. */
+export type ConfigOperationHandler = (request: ConfigRequest) => ConfigReply | Promise<ConfigReply>;
+
+export interface ConfigLimits {
+  /** CONFIG_MAX_VALUE_BYTES: largest value of one item. */
+  maxValueBytes: number;
+  /** CONFIG_MAX_REPLY_BYTES: largest reply, and so the bound on one type's getvalues reply. */
+  maxReplyBytes: number;
+}
 
 export interface ConfigHandlerDeps {
   store: ConfigStore;
   /** Publishes the change notification; awaited so a caller that saw the reply can rely on the push. */
   publish: (push: ConfigPush) => Promise<void>;
+  limits: ConfigLimits;
 }
 
-const notFound = "not-found";
+/** What a caller whose read is too large for one reply can do instead. */
+const SMALLER_READ: Partial<Record<ConfigOperation, string>> = {
+  config: "read it type by type with 'getvalues'",
+  getvalues: "read its keys with 'list' and 'get' a few at a time",
+  get: "ask for fewer keys at a time",
+};
 
-/** Answers one config request (design §2): get, list, getvalues, put, delete, config. */
-export function createConfigHandler({ store, publish }: ConfigHandlerDeps) {
-  const requireType = (request: ConfigRequest): string => {
-    if (!request.type) throw new ReplyError(ErrorType.badRequest, `'${request.operation}' needs a 'type'`);
-    return request.type;
-  };
-
-  const changed = async (version: number, types: Iterable<string>, workspace: string) => {
-    const changes = Object.fromEntries([...new Set(types)].map((type) => [type, [workspace]]));
-    await publish({ version, changes });
-  };
-
-  return async (request: ConfigRequest): Promise<Reply> => {
-    const { workspace } = request;
-    switch (request.operation) {
-      case "get": {
-        if (request.keys.length === 0) throw new ReplyError(ErrorType.badRequest, "'get' needs at least one key");
-        const { values, missing } = store.get(workspace, request.keys);
-        if (missing.length > 0) {
-          const names = missing.map((k) => `${k.type} '${k.key}'`).join(", ");
-          throw new ReplyError(notFound, `no ${names} in workspace '${workspace}'`);
-        }
-        return { version: store.version, values };
-      }
-      case "list":
-        return { version: store.version, directory: store.keys(workspace, requireType(request)) };
-      case "getvalues":
-        return { version: store.version, values: store.values(workspace, requireType(request)) };
-      case "config":
-        return { version: store.version, config: store.all(workspace) };
-      case "put": {
-        if (request.values.length === 0) throw new ReplyError(ErrorType.badRequest, "'put' needs at least one value");
-        const problems = request.values.map(descriptorProblem).filter((p): p is string => p !== null);
-        if (problems.length > 0) throw new ReplyError(ErrorType.configError, problems.join("; "));
-        const version = store.put(workspace, request.values);
-        await changed(version, request.values.map((v) => v.type), workspace);
-        return { version };
-      }
-      case "delete": {
-        if (request.keys.length === 0) throw new ReplyError(ErrorType.badRequest, "'delete' needs at least one key");
-        const { missing } = store.get(workspace, request.keys);
-        if (missing.length > 0) {
-          const names = missing.map((k) => `${k.type} '${k.key}'`).join(", ");
-          throw new ReplyError(notFound, `cannot delete ${names}: not in workspace '${workspace}'`);
-        }
-        const version = store.delete(workspace, request.keys);
-        await changed(version, request.keys.map((k) => k.type), workspace);
-        return { version };
-      }
+/**
+ * Answers one config request (design §2). A reply larger than CONFIG_MAX_REPLY_BYTES is never sent: the
+ * broker would refuse it and the caller would only see a timeout; it gets a `too-large` error instead.
+ */
+export function createConfigHandler(deps: ConfigHandlerDeps) {
+  const operations: Record<ConfigOperation, ConfigOperationHandler> = { ...readOperations(deps.store), ...writeOperations(deps) };
+  return async (request: ConfigRequest): Promise<ConfigReply> => {
+    const reply = await operations[request.operation](request);
+    const bytes = Buffer.byteLength(JSON.stringify(reply));
+    if (bytes > deps.limits.maxReplyBytes) {
+      const what = request.operation === "getvalues" ? `type '${request.type}' in workspace '${request.workspace}'` : `the '${request.operation}' reply for workspace '${request.workspace}'`;
+      throw new ReplyError(
+        ErrorType.tooLarge,
+        `${what} is ${bytes} bytes, over CONFIG_MAX_REPLY_BYTES (${deps.limits.maxReplyBytes}); ${SMALLER_READ[request.operation] ?? "ask for less"}`,
+      );
     }
+    return reply;
   };
 }

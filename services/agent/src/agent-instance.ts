@@ -1,0 +1,60 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Logger } from "pino";
+import type { RunStore } from "./run-store.js";
+
+export interface AgentInstanceOptions {
+  store: RunStore;
+  logger: Logger;
+  /** AGENT_HEARTBEAT_INTERVAL_MS: how often this instance says it is alive, and looks for orphaned runs. */
+  heartbeatMs: number;
+  /** AGENT_INSTANCE_STALE_MS: an instance silent this long is gone; its running runs are failed. */
+  staleAfterMs: number;
+}
+
+/** A readable id unique to this process: host, pid, and a random part (pids repeat across restarts). */
+export function newInstanceId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * This agent process as one instance among any number sharing the run database: it beats a heartbeat,
+ * and fails the runs of instances that stopped beating (killed, crashed, lost their host), at start and on
+ * every beat. A run is never failed while its instance still beats, so replicas leave each other's runs alone.
+ */
+export class AgentInstance {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: AgentInstanceOptions) {}
+
+  get id(): string {
+    return this.options.store.instanceId;
+  }
+
+  /** Registers the instance and fails what dead instances left running; then keeps beating. */
+  start(): void {
+    this.beat();
+    this.options.logger.info({ instance: this.id, heartbeatMs: this.options.heartbeatMs, staleAfterMs: this.options.staleAfterMs }, "agent instance started");
+    this.timer = setInterval(() => this.beat(), this.options.heartbeatMs).unref();
+  }
+
+  /** After in-flight runs finished: fails any this instance still has running, and leaves the record. */
+  stop(): void {
+    clearInterval(this.timer);
+    const cut = this.options.store.retire();
+    if (cut.length > 0) this.options.logger.warn({ instance: this.id, runs: cut.map((r) => r.run_id) }, "runs still running at shutdown were failed");
+  }
+
+  private beat(): void {
+    const { store, logger, staleAfterMs } = this.options;
+    try {
+      const now = Date.now();
+      store.heartbeat(now);
+      const orphans = store.failOrphanedRuns(now - staleAfterMs, now);
+      for (const run of orphans) logger.warn({ run_id: run.run_id, gone: run.instance_id, reason: run.reason }, "failed a run left running by a gone agent instance");
+    } catch (err) {
+      // A busy or failing database must not stop the process; the next beat tries again.
+      logger.error({ err }, "agent instance heartbeat failed");
+    }
+  }
+}
