@@ -7,5 +7,6 @@ export { createHttpServer, type ReadinessCheck, type ReadinessResult } from "./h
 export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
+export { startService } from "./start-service.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
 export type { FastifyInstance } from "fastify";

@@ -1,17 +1,5 @@
-import { EnvError, ServiceRuntime } from "@toolmesh/base";
+import { startService } from "@toolmesh/base";
 import { buildGateway } from "./app.js";
-import { type GatewayEnv, loadEnv } from "./env.js";
+import { loadEnv } from "./env.js";
 
-let env: GatewayEnv;
-try {
-  env = loadEnv();
-} catch (err) {
-  if (!(err instanceof EnvError)) throw err;
-  console.error(`api-gateway: ${err.message}`);
-  process.exit(1);
-}
-
-const runtime = new ServiceRuntime({ name: "api-gateway", env });
-runtime.installSignalHandlers();
-await buildGateway(runtime, env);
-await runtime.listen();
+await startService("api-gateway", loadEnv, buildGateway);

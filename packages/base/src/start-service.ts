@@ -1,0 +1,28 @@
+import { EnvError } from "@toolmesh/schema";
+import type { BaseEnv } from "./env.js";
+import { ServiceRuntime } from "./runtime.js";
+
+/**
+ * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
+ * on stderr and exit status 1, before anything starts), make the runtime, let `build` wire the service,
+ * then listen. Tests skip this and call the service's build function on a runtime of their own.
+ */
+export async function startService<E extends BaseEnv>(
+  name: string,
+  loadEnv: () => E,
+  build: (runtime: ServiceRuntime, env: E) => Promise<unknown>,
+): Promise<ServiceRuntime> {
+  let env: E;
+  try {
+    env = loadEnv();
+  } catch (err) {
+    if (!(err instanceof EnvError)) throw err;
+    process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
+    process.exit(1);
+  }
+  const runtime = new ServiceRuntime({ name, env });
+  runtime.installSignalHandlers();
+  await build(runtime, env);
+  await runtime.listen();
+  return runtime;
+}
