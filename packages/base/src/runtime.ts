@@ -2,7 +2,7 @@ import closeWithGrace from "close-with-grace";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { PulsarClient, serve, type ServeOptions, type Subscription } from "@toolmesh/pulsar";
+import { PulsarClient, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
 import { ConfigView } from "./config-view.js";
 import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
@@ -14,6 +14,8 @@ export interface RuntimeOptions {
   name: string;
   env: BaseEnv;
   logger?: Logger;
+  /** Replaces the broker connection (the unit tier passes a MemoryTransport); the environment's otherwise. */
+  transport?: Transport;
 }
 
 type ShutdownHook = () => void | Promise<void>;
@@ -38,7 +40,11 @@ export class ServiceRuntime {
     this.name = options.name;
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
-    this.pulsar = new PulsarClient({ webServiceUrl: options.env.PULSAR_WEB_URL, logger: this.logger.child({ component: "pulsar" }) });
+    this.pulsar = new PulsarClient({
+      webServiceUrl: options.env.PULSAR_WEB_URL,
+      logger: this.logger.child({ component: "pulsar" }),
+      ...(options.transport ? { transport: options.transport } : {}),
+    });
     this.metrics = new ServiceMetrics(options.name);
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BaseEnv, DynamicToolService, ServiceRuntime } from "@toolmesh/base";
+import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
+import { type CatalogRevision, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
+import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
+import { RunStore } from "../../src/run-store.js";
+import { ToolInvoker } from "../../src/tool-invoker.js";
+
+// The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
+// talking over the in-memory bus, and the run recorded in a real RunStore.
+class Shouter extends DynamicToolService {
+  readonly id = "shouter";
+  readonly topic = "shout";
+  async invoke(_user: string, config: Record<string, unknown>, args: Record<string, unknown>) {
+    return `${String(args.text).toUpperCase()}${String(config.suffix ?? "")}`;
+  }
+}
+
+/** Answers from a script, one completion per turn, and keeps what it was sent. */
+class ScriptedModel implements ChatModel {
+  readonly seen: { messages: ChatMessage[]; tools: ToolSpec[] | undefined }[] = [];
+  constructor(private readonly turns: Completion[]) {}
+  async complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+    this.seen.push({ messages: structuredClone(messages), tools });
+    const turn = this.turns.shift();
+    if (!turn) throw new Error("the script has no more turns");
+    return turn;
+  }
+}
+
+const revision: CatalogRevision = {
+  revision_number: 3,
+  content_hash: "h3",
+  created_at: "2026-12-03T00:00:00.000Z",
+  tool_count: 1,
+  tools: [
+    {
+      tool_id: "shout",
+      name: "shout",
+      description: "Shouts the text",
+      parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+      binding: { kind: "tool-service", request_topic: requestTopic("shout"), response_topic: responseTopic("shout"), config: { suffix: "!" } },
+      source: "config",
+      content_hash: "t1",
+    },
+  ],
+};
+
+const broker = new MemoryBroker();
+const dataDir = mkdtempSync(join(tmpdir(), "agent-loop-unit-"));
+let runtime: ServiceRuntime;
+let pulsar: PulsarClient;
+let invoker: ToolInvoker;
+let store: RunStore;
+
+beforeAll(async () => {
+  const env = BaseEnv.parse({ HTTP_PORT: "0" });
+  runtime = new ServiceRuntime({ name: "shouter", env, logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
+  await new Shouter().start(runtime, { announce: false });
+  pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
+  invoker = new ToolInvoker({ pulsar, timeoutMs: 2_000 });
+  store = RunStore.open(dataDir, "unit-instance");
+});
+afterAll(async () => {
+  await invoker.close();
+  await pulsar.close();
+  await runtime.stop();
+  store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("AgentLoop on the in-memory bus", () => {
+  it("reports bad arguments to the model, calls the tool with the corrected ones, records the run", async () => {
+    const model = new ScriptedModel([
+      { content: null, toolCalls: [{ id: "c1", name: "shout", arguments: '{"words": "hi"}' }] },
+      { content: null, toolCalls: [{ id: "c2", name: "shout", arguments: '{"text": "hi"}' }] },
+      { content: "It says HI!", toolCalls: [] },
+    ]);
+    const loop = new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+    store.begin({ run_id: "r1", user: "alice", question: "shout hi", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const events: AgentEvent[] = [];
+    for await (const event of loop.run({ runId: "r1", user: "alice", question: "shout hi", revision })) events.push(event);
+
+    expect(events.at(-1)).toEqual({ kind: "answer", content: "It says HI!" });
+    const observations = events.filter((e) => e.kind === "observation").map((e) => e.content);
+    expect(observations).toHaveLength(2);
+    expect(observations[0]).toMatch(/text/); // names the missing or unexpected property
+    expect(observations[1]).toBe("HI!"); // the tool's reply, with the revision's config value
+    expect(model.seen[0]!.tools?.map((t) => t.name)).toEqual(["shout"]);
+    const toolMessages = model.seen[2]!.messages.filter((m) => m.role === "tool");
+    expect(toolMessages.map((m) => (m as { content: string }).content)).toEqual(observations);
+
+    const run = store.get("r1")!;
+    expect(run.status).toBe("answered");
+    expect(run.answer).toBe("It says HI!");
+  });
+
+  it("ends the run with an error event when the model fails, and records it", async () => {
+    const loop = new AgentLoop({ model: new ScriptedModel([]), invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+    store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const events: AgentEvent[] = [];
+    for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
+    expect(events).toEqual([{ kind: "error", content: "LLM call failed: the script has no more turns" }]);
+    expect(store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
+  });
+});
