@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AllowedTenants } from "@toolmesh/schema";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
 
@@ -14,6 +15,8 @@ export const BaseEnv = z.object({
   HTTP_PORT: port,
   /** How long shutdown may take to finish in-flight work before the process exits anyway. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Further Pulsar tenants tool queues may name (comma-separated); the system's own is always allowed. */
+  TOOLMESH_ALLOWED_TENANTS: AllowedTenants,
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
 
