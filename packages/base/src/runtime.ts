@@ -13,6 +13,8 @@ export interface RuntimeOptions {
   name: string;
   env: BaseEnv;
   logger?: Logger;
+  /** The longest a route of this service waits before answering (see createHttpServer). */
+  longestCallMs?: number;
 }
 
 type ShutdownHook = () => void | Promise<void>;
@@ -41,7 +43,12 @@ export class ServiceRuntime {
     this.metrics = new ServiceMetrics(options.name);
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);
-    this.http = createHttpServer({ logger: this.logger, metrics: this.metrics, readiness: this.readiness });
+    this.http = createHttpServer({
+      logger: this.logger,
+      metrics: this.metrics,
+      readiness: this.readiness,
+      ...(options.longestCallMs !== undefined ? { longestCallMs: options.longestCallMs } : {}),
+    });
   }
 
   addReadinessCheck(name: string, check: ReadinessCheck): void {
