@@ -7,10 +7,16 @@ export interface ChatRequest {
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
 }
 
-/** One model turn: text, tool calls, or both. A function sees the whole request (to react to observations). */
-export type ScriptedTurn =
-  | { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> }
-  | ((request: ChatRequest) => { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> });
+/**
+ * One model turn: text, tool calls, or both; `delayMs` holds the answer back that long (a slow model).
+ * A function sees the whole request (to react to observations).
+ */
+export interface ScriptedReply {
+  content?: string;
+  tool_calls?: Array<{ name: string; arguments: string | object }>;
+  delayMs?: number;
+}
+export type ScriptedTurn = ScriptedReply | ((request: ChatRequest) => ScriptedReply);
 
 /**
  * An OpenAI-compatible chat-completions server that plays a script, for tests (design §5: the product
@@ -51,7 +57,9 @@ export class ScriptedLlm {
           response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
           return;
         }
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+        const answer = () => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+        if (reply.delayMs) setTimeout(answer, reply.delayMs);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
@@ -72,7 +80,7 @@ export class ScriptedLlm {
     return typeof turn === "function" ? turn(chat) : turn;
   }
 
-  private completion(chat: ChatRequest, reply: Exclude<ScriptedTurn, (r: ChatRequest) => unknown>) {
+  private completion(chat: ChatRequest, reply: ScriptedReply) {
     const toolCalls = (reply.tool_calls ?? []).map((call) => ({
       id: `call_${++this.callCounter}`,
       type: "function",
