@@ -1,5 +1,5 @@
-import { EnvError, ServiceRuntime } from "@toolmesh/base";
-import { buildGateway } from "./app.js";
+import { EnvError } from "@toolmesh/base";
+import { buildGateway, createGatewayRuntime } from "./app.js";
 import { type GatewayEnv, loadEnv } from "./env.js";
 
 let env: GatewayEnv;
@@ -11,7 +11,7 @@ try {
   process.exit(1);
 }
 
-const runtime = new ServiceRuntime({ name: "api-gateway", env });
+const runtime = createGatewayRuntime(env);
 runtime.installSignalHandlers();
 await buildGateway(runtime, env);
 await runtime.listen();
