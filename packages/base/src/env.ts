@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AllowedTenants } from "@toolmesh/schema";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
 
@@ -18,6 +19,8 @@ export const BaseEnv = z.object({
   CONFIG_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Services that read config: consecutive failed reloads after which /readyz answers 503 with the reason. */
   CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
+  /** Further Pulsar tenants tool queues may name (comma-separated); the system's own is always allowed. */
+  TOOLMESH_ALLOWED_TENANTS: AllowedTenants,
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
 

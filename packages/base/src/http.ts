@@ -1,5 +1,8 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from "fastify";
 import type { Logger } from "pino";
+import { ErrorType } from "@toolmesh/schema";
 import type { ServiceMetrics } from "./metrics.js";
 
 /** A check that can say why it fails; /readyz lists the reasons of failing checks. */
@@ -15,6 +18,52 @@ export interface HttpServerOptions {
   /** Named checks; /readyz is 200 only when all pass, and lists each. */
   readiness: Map<string, ReadinessCheck>;
   bodyLimitBytes?: number;
+  /**
+   * The longest a route may work on a request before its answer starts (a gateway waiting on a service).
+   * The connection's idle timeout is derived from it, so the socket never dies under a call still waiting:
+   * the route's own timeout answers first, with its cause.
+   */
+  longestCallMs?: number;
+}
+
+/** Idle connection timeout when no route waits long; a route's own timeouts always fit inside it. */
+const DEFAULT_IDLE_MS = 30_000;
+/** Time a route's timeout answer needs to reach the socket before the socket's own timeout. */
+const IDLE_MARGIN_MS = 5_000;
+
+/** The socket idle timeout for routes that wait up to `longestCallMs` (see HttpServerOptions). */
+export function connectionTimeoutFor(longestCallMs = 0): number {
+  return Math.max(DEFAULT_IDLE_MS, longestCallMs + IDLE_MARGIN_MS);
+}
+
+const errorBody = (type: string, message: string) => JSON.stringify({ error: { type, message } });
+
+/** Fastify's own routing errors, in the project's error shape; the path is not echoed back. */
+function frameworkError(error: Error & { code?: string }, _request: unknown, reply: FastifyReply) {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return reply.status(414).header("content-type", "application/json").send(errorBody(ErrorType.badRequest, "a path segment is too long"));
+  }
+  if (error.code === "FST_ERR_BAD_URL") {
+    return reply.status(400).header("content-type", "application/json").send(errorBody(ErrorType.badRequest, "the request path is not a valid URL (bad percent-encoding)"));
+  }
+  return reply.status(500).header("content-type", "application/json").send(errorBody(ErrorType.internal, "internal error; see the service log"));
+}
+
+/** Requests Node's HTTP parser refuses before fastify sees them (headers too large, timeouts, garbage). */
+function clientError(this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, message] =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "the request did not arrive in time"]
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "the request headers are too large"]
+        : [400, "the request is not valid HTTP"];
+  const body = errorBody(status === 408 ? ErrorType.timeout : ErrorType.badRequest, message);
+  this.log.debug({ code: err.code }, "client error");
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 /**
@@ -27,11 +76,19 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     // Per-request log lines would drown the service's own; metrics count requests instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
-    connectionTimeout: 30_000,
+    // Idle socket: longer than any route waits (and routes that stream replies re-arm it as they come).
+    connectionTimeout: connectionTimeoutFor(options.longestCallMs),
     keepAliveTimeout: 5_000,
+    // Node's requestTimeout covers receiving the request only (slow clients), not the route's work.
     requestTimeout: 120_000,
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
+
+  app.setNotFoundHandler(async (_request, reply) =>
+    reply.status(404).send({ error: { type: "not-found", message: "no such route" } }),
+  );
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;

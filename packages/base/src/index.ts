@@ -3,10 +3,11 @@ export { DynamicToolService, type InvocationContext, type ToolResult } from "./d
 export { BaseEnv, EnvError, parseEnv, portSchema } from "./env.js";
 export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fetch.js";
 export { FailureStreak } from "./failure-streak.js";
-export { createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";
+export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";
 export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
 export { startService } from "./start-service.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
 export type { FastifyInstance } from "fastify";
+export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";

@@ -16,6 +16,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   /** Replaces the broker connection (the unit tier passes a MemoryTransport); the environment's otherwise. */
   transport?: Transport;
+  /** The longest a route of this service waits before answering (see createHttpServer). */
+  longestCallMs?: number;
 }
 
 type ShutdownHook = () => void | Promise<void>;
@@ -48,7 +50,12 @@ export class ServiceRuntime {
     this.metrics = new ServiceMetrics(options.name);
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);
-    this.http = createHttpServer({ logger: this.logger, metrics: this.metrics, readiness: this.readiness });
+    this.http = createHttpServer({
+      logger: this.logger,
+      metrics: this.metrics,
+      readiness: this.readiness,
+      ...(options.longestCallMs !== undefined ? { longestCallMs: options.longestCallMs } : {}),
+    });
   }
 
   addReadinessCheck(name: string, check: ReadinessCheck): void {

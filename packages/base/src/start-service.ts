@@ -1,6 +1,6 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
-import { ServiceRuntime } from "./runtime.js";
+import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 
 /**
  * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
@@ -11,6 +11,8 @@ export async function startService<E extends BaseEnv>(
   name: string,
   loadEnv: () => E,
   build: (runtime: ServiceRuntime, env: E) => Promise<unknown>,
+  /** Runtime options that depend on the environment (e.g. the gateway's HTTP timeouts). */
+  runtimeOptions: (env: E) => Partial<RuntimeOptions> = () => ({}),
 ): Promise<ServiceRuntime> {
   let env: E;
   try {
@@ -20,7 +22,7 @@ export async function startService<E extends BaseEnv>(
     process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
     process.exit(1);
   }
-  const runtime = new ServiceRuntime({ name, env });
+  const runtime = new ServiceRuntime({ ...runtimeOptions(env), name, env });
   runtime.installSignalHandlers();
   await build(runtime, env);
   await runtime.listen();

@@ -45,6 +45,10 @@ export class PulsarClient {
   private readonly transport: Transport;
   private readonly producers = new Map<string, Promise<ProducerChannel>>();
   private readonly openProducers = new Set<ProducerChannel>();
+  /** Users holding a topic's producer (holdProducer); the last release closes it. */
+  private readonly holds = new Map<string, number>();
+  /** Topics sent to while nobody held them: their producers stay for the client's lifetime. */
+  private readonly unheld = new Set<string>();
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
 
@@ -82,7 +86,34 @@ export class PulsarClient {
     return producer;
   }
 
+  /**
+   * Marks the topic's producer as used by someone who will let it go (a RequestClient): it is closed when
+   * the last holder calls releaseProducer(), so clients for topics that come and go (tool services) leave
+   * nothing open on the broker. Sends are unchanged; the producer is still opened on first send.
+   */
+  holdProducer(topic: string): void {
+    this.holds.set(topic, (this.holds.get(topic) ?? 0) + 1);
+  }
+
+  /** Ends one holdProducer(); the last one closes the topic's producer unless others send to it unheld. */
+  async releaseProducer(topic: string): Promise<void> {
+    const holders = (this.holds.get(topic) ?? 0) - 1;
+    if (holders > 0) {
+      this.holds.set(topic, holders);
+      return;
+    }
+    this.holds.delete(topic);
+    const producer = this.producers.get(topic);
+    if (this.unheld.has(topic) || !producer) return;
+    this.producers.delete(topic);
+    const opened = await producer.catch(() => undefined);
+    if (!opened) return;
+    this.openProducers.delete(opened);
+    await opened.close();
+  }
+
   async send(topic: string, payload: Buffer, properties: Properties = {}): Promise<string> {
+    if (!this.holds.has(topic)) this.unheld.add(topic);
     const producer = await this.producer(topic);
     return producer.send({ payload, properties });
   }
@@ -156,6 +187,7 @@ export class PulsarClient {
     await Promise.all(producers.map((p) => (p.status === "fulfilled" ? p.value.close() : undefined)));
     this.producers.clear();
     this.openProducers.clear();
+    this.holds.clear();
     await this.transport.close();
   }
 

@@ -45,7 +45,8 @@ interface PendingCall<R> {
  * Request/response over a pair of topics: its own Exclusive subscription on the response topic (made
  * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
  * property on each request, replies matched by that id, ids it does not own dropped. Many calls may be
- * in flight at once.
+ * in flight at once. close() ends its subscription and lets go of its producer, so nothing of it stays open
+ * on the broker.
  */
 export class RequestClient<S extends z.ZodType> {
   private readonly pending = new Map<string, PendingCall<z.output<S>>>();
@@ -138,6 +139,7 @@ export class RequestClient<S extends z.ZodType> {
     }
     this.pending.clear();
     await this.subscription?.close();
+    if (this.subscription) await this.client.releaseProducer(this.options.requestTopic);
   }
 
   private async start(): Promise<void> {
@@ -153,6 +155,8 @@ export class RequestClient<S extends z.ZodType> {
       },
       async (message) => this.onReply(message),
     );
+    // Held from here on (not before: a client whose subscribe failed never existed), released by close().
+    this.client.holdProducer(this.options.requestTopic);
   }
 
   private onReply(message: IncomingMessage): void {

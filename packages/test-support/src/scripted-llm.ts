@@ -7,13 +7,17 @@ export interface ChatRequest {
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
 }
 
-type TurnReply = { content?: string; tool_calls?: Array<{ name: string; arguments: string | object }> };
-
 /**
- * One model turn: text, tool calls, or both. A function sees the whole request (to react to observations);
- * it may answer later (a promise), or never — `() => new Promise(() => {})` is a model that hangs.
+ * One model turn: text, tool calls, or both; `delayMs` holds the answer back that long (a slow model).
+ * A function sees the whole request (to react to observations); it may answer later (a promise), or
+ * never — `() => new Promise(() => {})` is a model that hangs.
  */
-export type ScriptedTurn = TurnReply | ((request: ChatRequest) => TurnReply | Promise<TurnReply>);
+export interface ScriptedReply {
+  content?: string;
+  tool_calls?: Array<{ name: string; arguments: string | object }>;
+  delayMs?: number;
+}
+export type ScriptedTurn = ScriptedReply | ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>);
 
 /**
  * An OpenAI-compatible chat-completions server that plays a script, for tests (design §5: the product
@@ -54,7 +58,9 @@ export class ScriptedLlm {
             response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
             return;
           }
-          response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+          const answer = () => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+          if (reply.delayMs) setTimeout(answer, reply.delayMs);
+          else answer();
         }, (err: unknown) => {
           response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `script failed: ${String(err)}` } }));
         });
@@ -69,7 +75,7 @@ export class ScriptedLlm {
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private async turnFor(chat: ChatRequest): Promise<TurnReply | undefined> {
+  private async turnFor(chat: ChatRequest): Promise<ScriptedReply | undefined> {
     const question = firstUser(chat) ?? "";
     const entry = [...this.scripts.entries()].find(([key]) => question.includes(key));
     if (!entry) return undefined;
@@ -78,7 +84,7 @@ export class ScriptedLlm {
     return typeof turn === "function" ? turn(chat) : turn;
   }
 
-  private completion(chat: ChatRequest, reply: TurnReply) {
+  private completion(chat: ChatRequest, reply: ScriptedReply) {
     const toolCalls = (reply.tool_calls ?? []).map((call) => ({
       id: `call_${++this.callCounter}`,
       type: "function",

@@ -4,6 +4,7 @@ import {
   AgentRunsRequest,
   type AgentRunsResponse,
   ServiceName,
+  TenantPolicy,
   requestSubscription,
   requestTopic,
   responseTopic,
@@ -39,7 +40,14 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
       ? new OpenAiChatModel({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL, timeoutMs: env.AGENT_LLM_TIMEOUT_MS })
       : undefined;
   if (!model) runtime.logger.warn(NO_LLM_MESSAGE);
-  const invoker = new ToolInvoker({ pulsar: runtime.pulsar, timeoutMs: env.AGENT_TOOL_TIMEOUT_MS, ...(model ? { model } : {}) });
+  const invoker = new ToolInvoker({
+    pulsar: runtime.pulsar,
+    timeoutMs: env.AGENT_TOOL_TIMEOUT_MS,
+    tenants: new TenantPolicy(undefined, env.TOOLMESH_ALLOWED_TENANTS),
+    toolClients: { idleMs: env.AGENT_TOOL_CLIENT_IDLE_MS, maxClients: env.AGENT_MAX_TOOL_CLIENTS },
+    logger: runtime.logger.child({ component: "tools" }),
+    ...(model ? { model } : {}),
+  });
   const catalog = await CatalogClient.create(runtime.pulsar, 10_000);
   const loop = model
     ? new AgentLoop({ model, invoker, store, mode: env.AGENT_TOOL_MODE, maxIterations: env.AGENT_MAX_ITERATIONS, logger: runtime.logger.child({ component: "loop" }) })

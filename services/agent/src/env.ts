@@ -16,6 +16,10 @@ export const AgentEnv = BaseEnv.extend({
   AGENT_MAX_ITERATIONS: z.coerce.number().int().min(1).max(100).default(10),
   /** Time allowed for one tool call. */
   AGENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** A tool service's client (producer + subscription) unused this long is closed. */
+  AGENT_TOOL_CLIENT_IDLE_MS: z.coerce.number().int().positive().default(300_000),
+  /** Tool-service clients kept at most; the least recently used idle one is closed to make room. */
+  AGENT_MAX_TOOL_CLIENTS: z.coerce.number().int().positive().default(256),
   /** Time allowed for one LLM call. */
   AGENT_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   /** Runs handled at once by one agent instance. */

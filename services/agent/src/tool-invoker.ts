@@ -1,8 +1,9 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { ToolServiceClient } from "@toolmesh/base";
+import type { Logger } from "pino";
+import { ClientPool, ToolServiceClient } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { type CatalogTool, McpToolResponse, ServiceName, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogTool, McpToolResponse, ServiceName, TenantPolicy, requestTopic, responseTopic } from "@toolmesh/schema";
 import type { ChatModel } from "./llm/chat-model.js";
 
 /** Invocation failures the model should read as an observation, not a crash. */
@@ -15,6 +16,11 @@ export interface ToolInvokerOptions {
   timeoutMs: number;
   /** For text-completion tools; absent when no LLM is configured. */
   model?: ChatModel;
+  /** Tenants tool-service queues may be in (default: the system's own only). */
+  tenants?: TenantPolicy;
+  /** Tool-service clients (one producer + one subscription each): released after idling, and bounded. */
+  toolClients?: { idleMs: number; maxClients: number };
+  logger?: Logger;
 }
 
 /**
@@ -25,10 +31,19 @@ export interface ToolInvokerOptions {
 export class ToolInvoker {
   private readonly ajv = (addFormatsModule as unknown as (ajv: Ajv) => Ajv)(new Ajv({ strict: false, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly toolServices = new Map<string, Promise<ToolServiceClient>>();
+  /** Runs may pin older catalog revisions, so clients go by idling and the bound, not by catalog changes. */
+  private readonly toolServices: ClientPool<ToolServiceClient>;
+  private readonly tenants: TenantPolicy;
   private mcp: Promise<RequestClient<typeof McpToolResponse>> | undefined;
 
-  constructor(private readonly options: ToolInvokerOptions) {}
+  constructor(private readonly options: ToolInvokerOptions) {
+    this.tenants = options.tenants ?? new TenantPolicy();
+    this.toolServices = new ClientPool({
+      idleMs: options.toolClients?.idleMs ?? 300_000,
+      maxClients: options.toolClients?.maxClients ?? 256,
+      logger: options.logger ?? options.pulsar.logger,
+    });
+  }
 
   /** Parses and validates the model's argument text; throws ToolCallProblem with what is wrong. */
   checkArguments(tool: CatalogTool, text: string): Record<string, unknown> {
@@ -55,8 +70,22 @@ export class ToolInvoker {
     const { binding } = tool;
     switch (binding.kind) {
       case "tool-service": {
-        const client = await this.toolService(binding.request_topic, binding.response_topic);
-        return client.call(user, binding.config, args, { timeoutMs: this.options.timeoutMs });
+        // A catalog binding comes from config or from any manifest: it may not point into another system.
+        const outside = this.tenants.firstProblem([binding.request_topic, binding.response_topic]);
+        if (outside) throw new ToolCallProblem(`tool ${tool.name} is refused: ${outside}`);
+        const lease = this.toolServices.lease(`${binding.request_topic} ${binding.response_topic}`, () =>
+          ToolServiceClient.create(this.options.pulsar, {
+            requestTopic: binding.request_topic,
+            responseTopic: binding.response_topic,
+            subscriber: "agent-tool",
+            timeoutMs: this.options.timeoutMs,
+          }),
+        );
+        try {
+          return await (await lease.client).call(user, binding.config, args, { timeoutMs: this.options.timeoutMs });
+        } finally {
+          lease.release();
+        }
       }
       case "mcp-tool": {
         const client = await this.mcpClient();
@@ -74,19 +103,8 @@ export class ToolInvoker {
   }
 
   async close(): Promise<void> {
-    const clients = await Promise.allSettled([...this.toolServices.values(), ...(this.mcp ? [this.mcp] : [])]);
-    await Promise.all(clients.map((c) => (c.status === "fulfilled" ? c.value.close() : undefined)));
-  }
-
-  private toolService(request: string, response: string): Promise<ToolServiceClient> {
-    const key = `${request} ${response}`;
-    let client = this.toolServices.get(key);
-    if (!client) {
-      client = ToolServiceClient.create(this.options.pulsar, { requestTopic: request, responseTopic: response, subscriber: "agent-tool", timeoutMs: this.options.timeoutMs });
-      client.catch(() => this.toolServices.delete(key));
-      this.toolServices.set(key, client);
-    }
-    return client;
+    const mcp = await Promise.allSettled(this.mcp ? [this.mcp] : []);
+    await Promise.all([this.toolServices.close(), ...mcp.map((c) => (c.status === "fulfilled" ? c.value.close() : undefined))]);
   }
 
   private mcpClient(): Promise<RequestClient<typeof McpToolResponse>> {

@@ -1,6 +1,7 @@
 import websocket from "@fastify/websocket";
-import type { ConfigView, ServiceRuntime } from "@toolmesh/base";
-import { ConfigType } from "@toolmesh/schema";
+import type { Logger } from "pino";
+import { type ConfigView, ServiceRuntime, type RuntimeOptions } from "@toolmesh/base";
+import { ConfigType, TenantPolicy } from "@toolmesh/schema";
 import { bearerAuth } from "./auth.js";
 import { Dispatcher } from "./dispatch.js";
 import type { GatewayEnv } from "./env.js";
@@ -8,7 +9,7 @@ import { GatewayError, GatewayErrorType } from "./errors.js";
 import { registerOpenApiRoute } from "./handlers/openapi.js";
 import { registerRestRoutes } from "./handlers/rest.js";
 import { registerSocketRoute } from "./handlers/socket.js";
-import { ServiceTable } from "./services.js";
+import { ServiceTable, type ServiceTimeouts, longestWaitMs } from "./services.js";
 
 export const API_PREFIX = "/api/v1";
 const MAX_FRAME_BYTES = 5 * 1024 * 1024;
@@ -19,19 +20,36 @@ export interface Gateway {
   dispatcher: Dispatcher;
 }
 
+const timeouts = (env: GatewayEnv): ServiceTimeouts => ({
+  requestMs: env.GATEWAY_REQUEST_TIMEOUT_MS,
+  agentMs: env.GATEWAY_AGENT_TIMEOUT_MS,
+  mcpToolMs: env.GATEWAY_MCP_TOOL_TIMEOUT_MS,
+});
+
+/** The gateway's HTTP server keeps idle connections open longer than any call may wait. */
+export const gatewayRuntimeOptions = (env: GatewayEnv): Partial<RuntimeOptions> => ({ longestCallMs: longestWaitMs(timeouts(env)) });
+
+/** The gateway's runtime as main.ts makes it (tests make theirs here). */
+export function createGatewayRuntime(env: GatewayEnv, logger?: Logger): ServiceRuntime {
+  return new ServiceRuntime({ name: "api-gateway", env, ...gatewayRuntimeOptions(env), ...(logger ? { logger } : {}) });
+}
+
 /**
- * Adds the gateway to a runtime: the tool-service config view, the service table, the dispatcher, and the
+ * Adds the gateway to a runtime (made by createGatewayRuntime): the tool-service config view, the service table, the dispatcher, and the
  * /api/v1 routes (REST, socket, OpenAPI) behind the optional bearer token. The caller listens.
  */
 export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Promise<Gateway> {
   const config = runtime.configView([ConfigType.toolService]);
-  const services = new ServiceTable(config, { requestMs: env.GATEWAY_REQUEST_TIMEOUT_MS, agentMs: env.GATEWAY_AGENT_TIMEOUT_MS });
+  const services = new ServiceTable(config, timeouts(env), new TenantPolicy(undefined, env.TOOLMESH_ALLOWED_TENANTS));
   const dispatcher = new Dispatcher({
     pulsar: runtime.pulsar,
     logger: runtime.logger.child({ component: "dispatch" }),
     metrics: runtime.metrics,
     subscriber: runtime.name,
+    toolClients: { idleMs: env.GATEWAY_TOOL_CLIENT_IDLE_MS, maxClients: env.GATEWAY_MAX_TOOL_CLIENTS },
   });
+  // A descriptor deleted (or moved to other queues) takes its client with it.
+  config.onChange(() => dispatcher.retainToolServices(services.toolServiceTopics()));
   // Hooks run newest first: calls in flight finish (within the shutdown budget) before config closes.
   runtime.onShutdown(() => config.close());
   runtime.onShutdown(() => dispatcher.close(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));

@@ -1,9 +1,11 @@
 import type { Logger } from "pino";
-import type { ServiceMetrics } from "@toolmesh/base";
-import { ClosedError, type PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { ClientPool, type ClientLease, type ServiceMetrics } from "@toolmesh/base";
+import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError } from "@toolmesh/pulsar";
 import { describeIssues } from "@toolmesh/schema";
 import { GatewayError, GatewayErrorType } from "./errors.js";
 import type { ServiceRoute } from "./services.js";
+
+type RouteClient = RequestClient<ServiceRoute["responseSchema"]>;
 
 export interface DispatcherOptions {
   pulsar: PulsarClient;
@@ -11,26 +13,48 @@ export interface DispatcherOptions {
   metrics: ServiceMetrics;
   /** Start of each response subscription's name. */
   subscriber: string;
+  /** Tool-service clients (one producer + one subscription each): released after idling, and bounded. */
+  toolClients: { idleMs: number; maxClients: number };
 }
+
+export interface DispatchHooks {
+  /** Every reply, `last` set on the final one. */
+  onReply: (reply: unknown, last: boolean) => void;
+  /** The call has a client and goes on the wire: from here the reply timeout runs. */
+  onSent?: () => void;
+}
+
+/** The topic pair a tool-service client serves; descriptors that share it share the client. */
+export const toolClientKey = (route: Pick<ServiceRoute, "requestTopic" | "responseTopic">) => `${route.requestTopic} ${route.responseTopic}`;
 
 /**
  * Forwards requests to services over Pulsar: validates the body against the service's request schema,
- * sends its encoded wire form, and hands each reply to the caller in order. One RequestClient per
- * service kind and topic pair, created on first use and reused; many calls share it.
+ * sends its encoded wire form, and hands each reply to the caller in order. One RequestClient per topic
+ * pair, shared by every call: the fixed services' for the gateway's lifetime, tool services' from a pool
+ * that closes them when their descriptor goes, when idle, and beyond its bound.
  */
 export class Dispatcher {
-  private readonly clients = new Map<string, Promise<RequestClient<ServiceRoute["responseSchema"]>>>();
-  private readonly open = new Set<RequestClient<ServiceRoute["responseSchema"]>>();
+  private readonly fixed = new Map<string, Promise<RouteClient>>();
+  private readonly open = new Set<RouteClient>();
+  private readonly tools: ClientPool<RouteClient>;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
 
-  constructor(private readonly options: DispatcherOptions) {}
+  constructor(private readonly options: DispatcherOptions) {
+    this.tools = new ClientPool({ ...options.toolClients, logger: options.logger.child({ component: "tool-clients" }) });
+  }
+
+  /** Tool-service clients open or opening. */
+  get toolClientCount(): number {
+    return this.tools.size;
+  }
 
   /**
-   * Sends `body` to the route's service; `onReply` gets every reply with `last` set on the final one.
-   * Resolves after the last reply; rejects with GatewayError (bad body), RequestTimeoutError, or others.
+   * Sends `body` to the route's service and hands every reply to `hooks.onReply`. Resolves after the last
+   * reply; rejects with a GatewayError (bad body, no subscription, timeout naming the service and topics)
+   * or a Pulsar error.
    */
-  async dispatch(route: ServiceRoute, body: unknown, onReply: (reply: unknown, last: boolean) => void): Promise<void> {
+  async dispatch(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
     if (this.closed) throw new ClosedError("the gateway is shutting down");
     const parsed = route.requestSchema.safeParse(body);
     if (!parsed.success) {
@@ -41,13 +65,7 @@ export class Dispatcher {
     const topic = route.requestTopic;
     const started = performance.now();
     this.options.metrics.started(topic);
-    const call = this.ready(route).then((client) =>
-      client.request(wire, {
-        timeoutMs: route.timeoutMs,
-        isLast: (reply) => route.isLast(reply as never),
-        onReply: (reply) => onReply(reply, route.isLast(reply as never)),
-      }),
-    );
+    const call = this.call(route, wire, hooks);
     this.inFlight.add(call);
     try {
       await call;
@@ -58,6 +76,12 @@ export class Dispatcher {
     } finally {
       this.inFlight.delete(call);
     }
+  }
+
+  /** Closes the tool-service clients whose topic pair no descriptor names any more (after a config change). */
+  retainToolServices(live: ReadonlyArray<Pick<ServiceRoute, "requestTopic" | "responseTopic">>): void {
+    const keys = new Set(live.map(toolClientKey));
+    this.tools.retain((key) => keys.has(key));
   }
 
   /** Takes no new calls, lets the ones in flight finish (up to `graceMs`), then closes every client. */
@@ -71,47 +95,90 @@ export class Dispatcher {
     // ends them, and one that connects after this closes itself.
     await Promise.all([...this.open].map((client) => client.close()));
     this.open.clear();
-    this.clients.clear();
+    this.fixed.clear();
+    await this.tools.close();
   }
 
-  /** The route's client, waiting no longer than the route's timeout while the broker is away. */
-  private async ready(route: ServiceRoute): Promise<RequestClient<ServiceRoute["responseSchema"]>> {
+  private async call(route: ServiceRoute, wire: unknown, hooks: DispatchHooks): Promise<void> {
+    const lease = this.lease(route);
+    let replies = 0;
+    try {
+      const client = await this.ready(route, lease.client);
+      hooks.onSent?.();
+      await client.request(wire, {
+        timeoutMs: route.timeoutMs,
+        isLast: (reply) => route.isLast(reply as never),
+        onReply: (reply) => {
+          replies += 1;
+          hooks.onReply(reply, route.isLast(reply as never));
+        },
+      });
+    } catch (err) {
+      if (err instanceof RequestTimeoutError) throw timeoutError(route, err, replies);
+      throw err;
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** The client, waiting no longer than the route's timeout while the broker is away. */
+  private async ready(route: ServiceRoute, client: Promise<RouteClient>): Promise<RouteClient> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const message = `could not subscribe to ${route.responseTopic} within ${route.timeoutMs} ms ` +
+        const message = `${describeService(route)}: could not subscribe to ${route.responseTopic} within ${route.timeoutMs} ms ` +
           "(is the broker reachable, and does the topic's namespace exist?)";
         reject(new GatewayError(503, GatewayErrorType.unavailable, message));
       }, route.timeoutMs);
     });
     try {
-      return await Promise.race([this.client(route), late]);
+      return await Promise.race([client, late]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private client(route: ServiceRoute): Promise<RequestClient<ServiceRoute["responseSchema"]>> {
-    const key = `${route.kind} ${route.requestTopic} ${route.responseTopic}`;
-    let client = this.clients.get(key);
+  private lease(route: ServiceRoute): ClientLease<RouteClient> {
+    if (route.pooled) return this.tools.lease(toolClientKey(route), () => this.create(route));
+    const key = `${route.kind} ${toolClientKey(route)}`;
+    let client = this.fixed.get(key);
     if (!client) {
-      client = RequestClient.create(this.options.pulsar, {
-        requestTopic: route.requestTopic,
-        responseTopic: route.responseTopic,
-        responseSchema: route.responseSchema,
-        subscriptionPrefix: this.options.subscriber,
-        timeoutMs: route.timeoutMs,
-      });
+      client = this.create(route);
       client.then(
         (created) => (this.closed ? void created.close() : this.open.add(created)),
         // A failed subscribe is not cached: the next call tries again.
-        (err: unknown) => {
-          this.clients.delete(key);
-          this.options.logger.warn({ err, topic: route.responseTopic }, "could not subscribe to a response topic");
-        },
+        () => this.fixed.delete(key),
       );
-      this.clients.set(key, client);
+      this.fixed.set(key, client);
     }
-    return client;
+    return { client, release: () => undefined };
   }
+
+  private create(route: ServiceRoute): Promise<RouteClient> {
+    const created = RequestClient.create(this.options.pulsar, {
+      requestTopic: route.requestTopic,
+      responseTopic: route.responseTopic,
+      responseSchema: route.responseSchema,
+      subscriptionPrefix: this.options.subscriber,
+      timeoutMs: route.timeoutMs,
+    });
+    created.catch((err: unknown) => this.options.logger.warn({ err, topic: route.responseTopic }, "could not subscribe to a response topic"));
+    return created;
+  }
+}
+
+const describeService = (route: ServiceRoute) => (route.pooled ? `tool service '${route.name}'` : `service '${route.name}'`);
+
+/** What timed out, in the service's terms: who was silent, for how long, which knob says so, and where. */
+function timeoutError(route: ServiceRoute, err: RequestTimeoutError, replies: number): GatewayError {
+  const silence =
+    replies === 0
+      ? `sent no reply within ${err.timeoutMs} ms`
+      : `sent ${replies} ${replies === 1 ? "reply" : "replies"}, then nothing more for ${err.timeoutMs} ms`;
+  return new GatewayError(
+    504,
+    GatewayErrorType.timeout,
+    `${describeService(route)} ${silence} (${route.timeoutSetting}): request ${err.requestId} went to ${err.requestTopic}, ` +
+      `replies are read on ${err.responseTopic}; is a service consuming ${err.requestTopic}?`,
+  );
 }

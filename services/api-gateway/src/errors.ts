@@ -5,6 +5,7 @@ import { ErrorType, type WireError } from "@toolmesh/schema";
 export const GatewayErrorType = {
   badRequest: ErrorType.badRequest,
   unauthorized: "unauthorized",
+  forbidden: "forbidden",
   notFound: "not-found",
   unknownService: "unknown-service",
   configError: ErrorType.configError,

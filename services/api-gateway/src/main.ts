@@ -1,5 +1,5 @@
 import { startService } from "@toolmesh/base";
-import { buildGateway } from "./app.js";
+import { buildGateway, gatewayRuntimeOptions } from "./app.js";
 import { loadEnv } from "./env.js";
 
-await startService("api-gateway", loadEnv, buildGateway);
+await startService("api-gateway", loadEnv, buildGateway, gatewayRuntimeOptions);

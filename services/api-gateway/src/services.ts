@@ -11,6 +11,7 @@ import {
   McpToolRequest,
   McpToolResponse,
   ServiceName,
+  type TenantPolicy,
   ToolRegistryRequest,
   ToolRegistryResponse,
   ToolServiceDescriptor,
@@ -26,6 +27,10 @@ import { GatewayError, GatewayErrorType } from "./errors.js";
 export interface ServiceRoute {
   /** `config`, `agent`, ... or `tool-service` for any tool service: the kind decides the schemas. */
   kind: string;
+  /** The service as callers name it: a fixed service's name, or a tool service's descriptor id. */
+  name: string;
+  /** Tool services come and go with config: their clients are pooled (released when idle or gone). */
+  pooled: boolean;
   requestTopic: string;
   responseTopic: string;
   requestSchema: z.ZodType;
@@ -34,13 +39,20 @@ export interface ServiceRoute {
   streamed: boolean;
   isLast: (reply: never) => boolean;
   timeoutMs: number;
+  /** The setting that gives timeoutMs, named in timeout errors. */
+  timeoutSetting: string;
 }
 
 export interface ServiceTimeouts {
   requestMs: number;
   /** Idle time allowed between agent messages. */
   agentMs: number;
+  /** Time for an mcp-tool reply: longer than mcp-tool's own connect + call timeouts, so its error comes first. */
+  mcpToolMs: number;
 }
+
+/** The longest any route waits for a reply (the HTTP server's idle timeout is derived from it). */
+export const longestWaitMs = (timeouts: ServiceTimeouts) => Math.max(timeouts.requestMs, timeouts.agentMs, timeouts.mcpToolMs);
 
 /** Wire schemas by service kind; `tool-service` covers every tool service. Also feeds the OpenAPI document. */
 export const ServiceSchemas = {
@@ -57,10 +69,12 @@ const single = () => true;
 const agentDone = (reply: AgentResponse) => reply.end_of_dialog || reply.message_type === "error";
 const toolServiceDone = (reply: ToolServiceResponse) => reply.end_of_stream || reply.error !== null;
 
-function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isLast"], timeoutMs: number): ServiceRoute {
+function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isLast"], timeoutMs: number, timeoutSetting: string): ServiceRoute {
   const { request, response, streamed } = ServiceSchemas[name];
   return {
     kind: name,
+    name,
+    pooled: false,
     requestTopic: requestTopic(name),
     responseTopic: responseTopic(name),
     requestSchema: request,
@@ -68,23 +82,26 @@ function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isL
     streamed,
     isLast,
     timeoutMs,
+    timeoutSetting,
   };
 }
 
+const REQUEST_SETTING = "GATEWAY_REQUEST_TIMEOUT_MS";
+
 function fixedRoutes(timeouts: ServiceTimeouts): Record<string, ServiceRoute> {
   return {
-    [ServiceName.config]: fixedRoute(ServiceName.config, single, timeouts.requestMs),
-    [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, single, timeouts.requestMs),
-    [ServiceName.agent]: fixedRoute(ServiceName.agent, agentDone, timeouts.agentMs),
-    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, single, timeouts.requestMs),
-    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, single, timeouts.requestMs),
+    [ServiceName.config]: fixedRoute(ServiceName.config, single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, single, timeouts.mcpToolMs, "GATEWAY_MCP_TOOL_TIMEOUT_MS"),
+    [ServiceName.agent]: fixedRoute(ServiceName.agent, agentDone, timeouts.agentMs, "GATEWAY_AGENT_TIMEOUT_MS"),
+    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, single, timeouts.requestMs, REQUEST_SETTING),
   };
 }
 
 /**
  * The service table: five fixed services, and every tool service found by its id among the `tool-service`
  * config items. Descriptors are read per request, so a new tool service is reachable as soon as config
- * has it.
+ * has it; one whose queues lie outside the tenants the policy allows is refused (403).
  */
 export class ServiceTable {
   private readonly fixed: Record<string, ServiceRoute>;
@@ -92,6 +109,7 @@ export class ServiceTable {
   constructor(
     private readonly config: ConfigView,
     private readonly timeouts: ServiceTimeouts,
+    private readonly tenants: TenantPolicy,
   ) {
     this.fixed = fixedRoutes(timeouts);
   }
@@ -100,7 +118,13 @@ export class ServiceTable {
     return Object.keys(this.fixed);
   }
 
-  /** The route for `name`; throws a GatewayError (404, 502 or 503) when there is none to use. */
+  /** The topic pairs of every usable tool-service descriptor now in config. */
+  toolServiceTopics(): Array<Pick<ServiceRoute, "requestTopic" | "responseTopic">> {
+    if (!this.config.ready) return [];
+    return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()];
+  }
+
+  /** The route for `name`; throws a GatewayError (403, 404, 502 or 503) when there is none to use. */
   resolve(name: string): ServiceRoute {
     const fixed = Object.hasOwn(this.fixed, name) ? this.fixed[name] : undefined;
     if (fixed) return fixed;
@@ -127,8 +151,12 @@ export class ServiceTable {
     } catch (err) {
       throw unusable((err as Error).message);
     }
+    const outside = this.tenants.firstProblem([descriptor.requestTopic, descriptor.responseTopic]);
+    if (outside) throw new GatewayError(403, GatewayErrorType.forbidden, `tool-service descriptor '${name}' is refused: ${outside}`);
     return {
       kind: ConfigType.toolService,
+      name,
+      pooled: true,
       requestTopic: descriptor.requestTopic,
       responseTopic: descriptor.responseTopic,
       requestSchema: ToolServiceRequest,
@@ -136,6 +164,7 @@ export class ServiceTable {
       streamed: true,
       isLast: toolServiceDone,
       timeoutMs: this.timeouts.requestMs,
+      timeoutSetting: REQUEST_SETTING,
     };
   }
 }

@@ -44,8 +44,14 @@ export class WebSocketTransport implements Transport {
     this.channels.clear();
   }
 
+  /** Keeps the channel for close(), until it is closed by itself (clients of short-lived topics come and go). */
   private async track<T extends { close(): Promise<void> }>(channel: T, start: () => Promise<void>): Promise<T> {
     this.channels.add(channel);
+    const close = channel.close.bind(channel);
+    channel.close = () => {
+      this.channels.delete(channel);
+      return close();
+    };
     try {
       await start();
       return channel;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire, type WireError } from "@toolmesh/schema";
-import { uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
+import { topicClients, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import {
   PulsarClient,
   ReplyError,
@@ -18,6 +18,7 @@ import {
 type Reply = ToolServiceResponseWire;
 const errorReply = (error: WireError): Reply => ({ error, response: "", end_of_stream: true });
 
+let webServiceUrl: string;
 let serverClient: PulsarClient;
 let callerClient: PulsarClient;
 let server: Subscription;
@@ -28,6 +29,7 @@ const outcomes: RequestOutcome[] = [];
 
 beforeAll(async () => {
   const broker = await useBroker();
+  webServiceUrl = broker.webServiceUrl;
   serverClient = new PulsarClient({ webServiceUrl: broker.webServiceUrl });
   callerClient = new PulsarClient({ webServiceUrl: broker.webServiceUrl });
   server = await serve(serverClient, {
@@ -208,5 +210,27 @@ describe("request/response on the real broker", () => {
     expect(bySecond).toBeLessThan(40);
     await second.close();
     await secondClient.close();
+  });
+
+  it("leaves nothing open on the broker once closed; a producer two clients hold stays until both close", async () => {
+    // Issue 12, item 2: clients of tool topics came and went, their producers stayed.
+    const request = uniqueTopic("closing", { namespace: "request" });
+    const response = request.replace("/request/", "/response/");
+    const pulsar = new PulsarClient({ webServiceUrl });
+    const echo = await serve(serverClient, { requestTopic: request, responseTopic: response, subscription: "closing-request", requestSchema: ToolServiceRequest, errorReply, handler: async () => ({ error: null, response: "ok", end_of_stream: true }) });
+    const first = await RequestClient.create(pulsar, { requestTopic: request, responseTopic: response, responseSchema: ToolServiceResponse });
+    const second = await RequestClient.create(pulsar, { requestTopic: request, responseTopic: response, responseSchema: ToolServiceResponse });
+    await Promise.all([first.request(wire({})), second.request(wire({}))]);
+    expect((await topicClients(webServiceUrl, request)).producers).toBe(1);
+    expect((await topicClients(webServiceUrl, response)).consumers).toBe(2);
+
+    await first.close();
+    expect(await second.request(wire({}))).toMatchObject({ response: "ok" });
+    expect((await topicClients(webServiceUrl, response)).consumers).toBe(1);
+    await second.close();
+    await waitFor(async () => (await topicClients(webServiceUrl, request)).producers === 0, { description: "the request producer to close" });
+    expect((await topicClients(webServiceUrl, response)).consumers).toBe(0);
+    await echo.close();
+    await pulsar.close();
   });
 });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Dispatcher } from "../dispatch.js";
 import { toGatewayError } from "../errors.js";
 import type { ServiceTable } from "../services.js";
@@ -6,6 +6,21 @@ import type { ServiceTable } from "../services.js";
 interface ServiceParams {
   flow: string;
   service: string;
+}
+
+/**
+ * Re-arms the connection's idle timer. A REST call sends nothing until its last reply, so without this a
+ * stream of replies (an agent run) that lasts longer than the idle timeout would lose its socket although
+ * the service keeps answering; with it, the socket stays as long as the call makes progress, and the
+ * gateway's own timeouts (each shorter than the idle timeout) always answer first.
+ */
+function progress(request: FastifyRequest): () => void {
+  const idleMs = request.server.initialConfig.connectionTimeout ?? 0;
+  const socket = request.raw.socket as Partial<Pick<typeof request.raw.socket, "setTimeout">> | undefined;
+  return () => {
+    // inject() (tests) has a socket without timers.
+    if (idleMs > 0 && typeof socket?.setTimeout === "function") socket.setTimeout(idleMs);
+  };
 }
 
 /**
@@ -18,7 +33,14 @@ export function registerRestRoutes(app: FastifyInstance, services: ServiceTable,
     try {
       const route = services.resolve(request.params.service);
       const replies: unknown[] = [];
-      await dispatcher.dispatch(route, request.body, (r) => replies.push(r));
+      const touch = progress(request);
+      await dispatcher.dispatch(route, request.body, {
+        onSent: touch,
+        onReply: (r) => {
+          replies.push(r);
+          touch();
+        },
+      });
       return await reply.status(200).send(route.streamed ? replies : replies[0]);
     } catch (err) {
       const error = toGatewayError(err);

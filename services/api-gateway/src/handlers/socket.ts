@@ -61,7 +61,7 @@ export function registerSocketRoute(app: FastifyInstance, services: ServiceTable
     const answer = async (frame: SocketRequest) => {
       try {
         const route = services.resolve(frame.service);
-        await dispatcher.dispatch(route, frame.request, (response, last) => send({ id: frame.id, response, complete: last }));
+        await dispatcher.dispatch(route, frame.request, { onReply: (response, last) => send({ id: frame.id, response, complete: last }) });
       } catch (err) {
         const error = toGatewayError(err);
         if (error.status >= 500) request.log.warn({ err, service: frame.service }, "socket request failed");

@@ -6,7 +6,7 @@ import pino from "pino";
 import WebSocket from "ws";
 import { DynamicToolService, ServiceRuntime, type ToolResult } from "@toolmesh/base";
 import { REPO_ROOT, ServiceProcess, waitFor } from "@toolmesh/test-support";
-import { type Gateway, buildGateway } from "../../src/app.js";
+import { type Gateway, buildGateway, createGatewayRuntime } from "../../src/app.js";
 import { loadEnv } from "../../src/env.js";
 
 const quiet = () => pino({ level: "silent" });
@@ -34,7 +34,7 @@ export interface RunningGateway {
 /** The gateway in-process on port 0 (inject() needs no port; the socket tests listen). */
 export async function startGateway(webServiceUrl: string, env: Record<string, string> = {}): Promise<RunningGateway> {
   const parsed = loadEnv({ PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0", ...env });
-  const runtime = new ServiceRuntime({ name: "api-gateway", env: parsed, logger: quiet() });
+  const runtime = createGatewayRuntime(parsed, quiet());
   const gateway = await buildGateway(runtime, parsed);
   await waitFor(() => gateway.config.ready, { timeoutMs: 30_000, description: "the gateway's config view to load" });
   return { runtime, gateway };

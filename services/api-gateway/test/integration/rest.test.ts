@@ -116,6 +116,15 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
     expect(response.json()[0].response).toBe("hello alice, about still here");
   });
 
+  it("414s an over-long service name and 400s a malformed path in the one error shape, echoing neither", async () => {
+    const long = await post(`s${"x".repeat(500)}`, toolRequest());
+    expect(long.statusCode).toBe(414);
+    expect(long.json()).toEqual({ error: { type: "bad-request", message: "a path segment is too long" } });
+    const malformed = await post("%zz", toolRequest());
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toEqual({ error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" } });
+  });
+
   it("404s an unknown /api/v1 path in the one error shape", async () => {
     const response = await gw.runtime.http.inject({ method: "GET", url: "/api/v1/nothing" });
     expect(response.statusCode).toBe(404);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigView, parseItems } from "@toolmesh/base";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
+import { TenantPolicy, requestTopic, responseTopic } from "@toolmesh/schema";
 import { GatewayError } from "../../src/errors.js";
 import { ServiceTable } from "../../src/services.js";
 
 // Only `ready` and `parsed` are read; a real ConfigView is exercised by the integration tests.
-function table(descriptors: Record<string, string> | null) {
+function table(descriptors: Record<string, string> | null, allowedTenants: string[] = []) {
   const view = { ready: descriptors !== null, parsed: (_type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(descriptors ?? {}, schema) } as unknown as ConfigView;
-  return new ServiceTable(view, { requestMs: 1_000, agentMs: 9_000 });
+  return new ServiceTable(view, { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 }, new TenantPolicy(undefined, allowedTenants));
 }
 
 function failure(fn: () => unknown): GatewayError {
@@ -24,7 +24,8 @@ describe("ServiceTable", () => {
     const services = table({});
     expect(services.resolve("config")).toMatchObject({ requestTopic: requestTopic("config"), streamed: false, timeoutMs: 1_000 });
     expect(services.resolve("tool-registry").responseTopic).toBe(responseTopic("tool-registry"));
-    expect(services.resolve("agent")).toMatchObject({ streamed: true, timeoutMs: 9_000 });
+    expect(services.resolve("agent")).toMatchObject({ streamed: true, timeoutMs: 9_000, timeoutSetting: "GATEWAY_AGENT_TIMEOUT_MS" });
+    expect(services.resolve("mcp-tool")).toMatchObject({ timeoutMs: 4_000, timeoutSetting: "GATEWAY_MCP_TOOL_TIMEOUT_MS", pooled: false });
   });
 
   it("ends an agent stream on end_of_dialog or an error message", () => {
@@ -38,13 +39,24 @@ describe("ServiceTable", () => {
   it("finds a tool service by descriptor id, in the seed and TrustGraph forms", () => {
     const services = table({
       jokes: JSON.stringify({ id: "jokes", topic: "joke" }),
-      tg: JSON.stringify({ id: "tg", "request-queue": "non-persistent://tg/request/x", "response-queue": "non-persistent://tg/response/x" }),
+      tg: JSON.stringify({ id: "tg", "request-queue": requestTopic("x"), "response-queue": responseTopic("x") }),
     });
     const jokes = services.resolve("jokes");
     expect(jokes).toMatchObject({ kind: "tool-service", requestTopic: requestTopic("joke"), streamed: true });
     expect(jokes.isLast({ end_of_stream: false, error: null } as never)).toBe(false);
     expect(jokes.isLast({ end_of_stream: false, error: { type: "x", message: "y" } } as never)).toBe(true);
-    expect(services.resolve("tg").responseTopic).toBe("non-persistent://tg/response/x");
+    expect(services.resolve("tg").responseTopic).toBe(responseTopic("x"));
+    expect(jokes).toMatchObject({ name: "jokes", pooled: true });
+  });
+
+  it("refuses (403) a descriptor whose queues are in another tenant, unless that tenant is allowed", () => {
+    const other = { elsewhere: JSON.stringify({ id: "elsewhere", "request-queue": "non-persistent://tgb/request/joke", "response-queue": "non-persistent://tgb/response/joke" }) };
+    const refused = failure(() => table(other).resolve("elsewhere"));
+    expect(refused).toMatchObject({ status: 403, type: "forbidden" });
+    expect(refused.message).toContain("tool-service descriptor 'elsewhere' is refused: queue non-persistent://tgb/request/joke is in tenant 'tgb'");
+    const halfway = { half: JSON.stringify({ id: "half", "request-queue": requestTopic("joke"), "response-queue": "non-persistent://tgb/response/joke" }) };
+    expect(failure(() => table(halfway).resolve("half"))).toMatchObject({ status: 403, message: expect.stringContaining("tgb/response/joke") });
+    expect(table(other, ["tgb"]).resolve("elsewhere").requestTopic).toBe("non-persistent://tgb/request/joke");
   });
 
   it("says why a service cannot be used", () => {
