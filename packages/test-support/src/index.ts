@@ -5,3 +5,4 @@ export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { pythonPeer } from "./python-peer.js";
+export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";
