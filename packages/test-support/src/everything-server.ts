@@ -1,9 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { ChildServer } from "./child-server.js";
 import { freePort } from "./service-process.js";
-import { waitFor } from "./wait.js";
 
 const require = createRequire(import.meta.url);
 const EVERYTHING_MAIN = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist/index.js");
@@ -13,13 +11,20 @@ const EVERYTHING_MAIN = join(dirname(require.resolve("@modelcontextprotocol/serv
  * older HTTP+SSE transport (GET /sse + POST /message).
  */
 export class EverythingServer {
-  private child: ChildProcess | undefined;
-  private output = "";
+  private readonly process: ChildServer;
 
   private constructor(
     readonly mode: "streamableHttp" | "sse",
     readonly port: number,
-  ) {}
+  ) {
+    this.process = new ChildServer({
+      command: process.execPath,
+      args: [EVERYTHING_MAIN, mode],
+      env: { PORT: String(port) },
+      ready: mode === "sse" ? `running on port ${port}` : `listening on port ${port}`,
+      description: `server-everything ${mode} on ${port}`,
+    });
+  }
 
   static async start(mode: "streamableHttp" | "sse", port?: number): Promise<EverythingServer> {
     const server = new EverythingServer(mode, port ?? (await freePort()));
@@ -31,35 +36,16 @@ export class EverythingServer {
     return `http://127.0.0.1:${this.port}/${this.mode === "sse" ? "sse" : "mcp"}`;
   }
 
-  async spawn(): Promise<void> {
-    // stdout carries a line per request; it is ignored so a full pipe never stalls the server.
-    const child = spawn(process.execPath, [EVERYTHING_MAIN, this.mode], {
-      env: { ...process.env, PORT: String(this.port) },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    this.child = child;
-    this.output = "";
-    child.stderr?.on("data", (d: Buffer) => (this.output = (this.output + d.toString()).slice(-8000)));
-    const ready = this.mode === "sse" ? `running on port ${this.port}` : `listening on port ${this.port}`;
-    await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`server-everything exited ${child.exitCode}: ${this.output}`);
-        return this.output.includes(ready);
-      },
-      { timeoutMs: 20_000, description: `server-everything ${this.mode} on ${this.port}` },
-    );
+  spawn(): Promise<void> {
+    return this.process.spawn();
   }
 
   /** Kills it at once (no goodbye to clients), as a crash would. */
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGKILL");
-    await once(child, "exit");
+  kill(): Promise<void> {
+    return this.process.kill();
   }
 
   stop(): Promise<void> {
     return this.kill();
   }
 }
-

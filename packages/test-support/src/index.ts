@@ -6,3 +6,4 @@ export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
+export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";

@@ -8,8 +8,11 @@ export const McpToolEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["mcp-tool"]),
   /** Topic name: requests on non-persistent://tg/request/{MCP_TOOL_TOPIC}, replies on .../response/... */
   MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default("mcp-tool"),
-  /** Time allowed for one tools/call (or tools/list) on an open session. */
-  MCP_CALL_TIMEOUT_MS: positiveMs.default(30_000),
+  /**
+   * Time one request may take in all (opening a session if needed, the call, one retry). Below the 30 s
+   * that the api-gateway and the agent wait for mcp-tool, so that our "did not answer" names the server.
+   */
+  MCP_CALL_TIMEOUT_MS: positiveMs.default(25_000),
   /** Time allowed to open a session: HTTP connect, transport start and the initialize handshake. */
   MCP_CONNECT_TIMEOUT_MS: positiveMs.default(10_000),
   /** Requests handled at once; mostly waiting on remote servers, so well above the core count. */

@@ -3,14 +3,19 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /**
- * A failure talking to one server; the message names the server's url. `sessionFailure` is false when
- * the server itself answered with a JSON-RPC error (so the session is fine and the call was refused).
+ * Why talking to one server failed, as the handler needs to know it:
+ * - `rejected`: the server answered with a JSON-RPC error (unknown tool, bad arguments): the session is fine
+ * - `timeout`: no answer within the request's time
+ * - `transport`: the connection or the HTTP exchange failed
  */
+export type McpFailureKind = "rejected" | "timeout" | "transport";
+
+/** A failure talking to one server; the message names the server's url. */
 export class McpServerError extends Error {
   override name = "McpServerError";
   constructor(
     message: string,
-    readonly sessionFailure: boolean,
+    readonly kind: McpFailureKind,
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -22,6 +27,14 @@ export class DeadlineError extends Error {
   override name = "DeadlineError";
   constructor(readonly ms: number) {
     super(`no answer within ${ms} ms`);
+  }
+}
+
+/** The session was taken out of the pool between being handed to a call and its use: nothing was sent. */
+export class SessionRetiredError extends Error {
+  override name = "SessionRetiredError";
+  constructor() {
+    super("the session was closed before the request was sent");
   }
 }
 
@@ -43,12 +56,17 @@ const NETWORK_CODES: Record<string, string> = {
   UND_ERR_SOCKET: "the server closed the connection",
 };
 
+function networkCode(err: unknown): string | undefined {
+  const cause = err instanceof Error ? (err as { cause?: unknown }).cause : undefined;
+  const code = cause instanceof Error ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : undefined;
+}
+
 function networkReason(err: Error): string | undefined {
+  const code = networkCode(err);
+  if (code !== undefined) return `${NETWORK_CODES[code] ?? "network error"} (${code})`;
   const cause = (err as { cause?: unknown }).cause;
-  if (!(cause instanceof Error)) return undefined;
-  const code = (cause as { code?: unknown }).code;
-  if (typeof code === "string") return `${NETWORK_CODES[code] ?? "network error"} (${code})`;
-  return cause.message;
+  return cause instanceof Error ? cause.message : undefined;
 }
 
 /** The `error.message` of a JSON-RPC error body quoted in the SDK's message, when there is one. */
@@ -72,8 +90,28 @@ function shortDetail(message: string): string {
   return cleaned.length > 200 ? `${cleaned.slice(0, 200)}...` : cleaned;
 }
 
+export function isTimeout(err: unknown): boolean {
+  return err instanceof DeadlineError || (err instanceof McpError && err.code === ErrorCode.RequestTimeout);
+}
+
+/** What the request sent that a server could refuse: an Authorization header (from `auth-token`) or not. */
+export interface SentCredentials {
+  token: boolean;
+}
+
+function credentialReason(status: 401 | 403, sent: SentCredentials): string {
+  if (status === 401) {
+    return sent.token
+      ? "HTTP 401 Unauthorized: the server refused the token (check the entry's 'auth-token' or Authorization header)"
+      : "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)";
+  }
+  return sent.token
+    ? "HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)"
+    : "HTTP 403 Forbidden: the server refused the request; it may want credentials (set the entry's 'auth-token')";
+}
+
 /** One phrase saying why talking to a server failed, for an error reply a person can act on. */
-export function failureReason(err: unknown): string {
+export function failureReason(err: unknown, sent: SentCredentials = { token: false }): string {
   if (err instanceof DeadlineError) return err.message;
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
     const ms = (err.data as { timeout?: unknown } | undefined)?.timeout;
@@ -81,30 +119,41 @@ export function failureReason(err: unknown): string {
   }
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return "the connection closed";
   const status = httpStatus(err);
-  if (status === 401) return "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)";
-  if (status === 403) return "HTTP 403 Forbidden: the server refused these credentials";
+  if (status === 401 || status === 403) return credentialReason(status, sent);
   if (status !== undefined) return `HTTP ${status}: ${shortDetail((err as Error).message)}`;
   if (err instanceof Error) return networkReason(err) ?? shortDetail(err.message);
   return String(err);
 }
 
 /**
- * True when the failure is about the session or the connection (network, HTTP status, closed, timed out),
- * false for a JSON-RPC error the server sent back on a healthy session (unknown tool, bad arguments).
+ * What a failed request says about its session:
+ * - `call`: the call's own problem (a JSON-RPC error reply, a timeout, a result the SDK could not read, a
+ *   4xx about this one request such as 413); the session stays, and so do the other calls on it
+ * - `not-dispatched`: the server never took the request - it no longer knows the session (404, or 400 as
+ *   some servers answer) or the connection was refused - so the session goes and one retry is safe
+ * - `broken`: the connection or the server failed in a way that may have run the call (reset, closed
+ *   stream, 5xx) or that no retry mends (401/403): the session goes, the call is not retried
  */
-export function isSessionFailure(err: unknown): boolean {
-  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout;
-  return true;
+export type SessionVerdict = "call" | "not-dispatched" | "broken";
+
+export function sessionVerdict(err: unknown): SessionVerdict {
+  if (isTimeout(err)) return "call";
+  if (err instanceof SessionRetiredError) return "not-dispatched";
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed ? "broken" : "call";
+  if (err instanceof Error && /ZodError$/.test(err.name)) return "call";
+  const status = httpStatus(err);
+  if (status === 404 || status === 400) return "not-dispatched";
+  if (status === 401 || status === 403 || (status !== undefined && status >= 500)) return "broken";
+  if (status !== undefined) return "call";
+  if (networkCode(err) === "ECONNREFUSED") return "not-dispatched";
+  return "broken";
 }
 
-/**
- * The server refused the message at the HTTP level, so the tool did not run. On a session that worked
- * before this means the server forgot it (restart, expiry: 404 by the spec, 400 in some servers), and a
- * retry on a new session is safe.
- */
-export function refusedBeforeDispatch(err: unknown): boolean {
-  const status = httpStatus(err);
-  return err instanceof StreamableHTTPError && (status === 404 || status === 400);
+/** How the handler should treat a failure (see McpFailureKind). */
+export function failureKind(err: unknown): McpFailureKind {
+  if (isTimeout(err)) return "timeout";
+  if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) return "rejected";
+  return "transport";
 }
 
 /**

@@ -6,6 +6,7 @@ export type SessionTransport = "streamable-http" | "sse";
 export class SessionMetrics {
   private readonly openedTotal: Counter<"server">;
   private readonly open: Gauge<"server" | "transport">;
+  private readonly retriedTotal: Counter<"server">;
 
   constructor(registry: Registry) {
     this.openedTotal = new Counter({
@@ -20,6 +21,12 @@ export class SessionMetrics {
       labelNames: ["server", "transport"],
       registers: [registry],
     });
+    this.retriedTotal = new Counter({
+      name: "toolmesh_mcp_calls_retried_total",
+      help: "MCP requests the server refused before running them (it forgot the session) and that were retried once on a new session, by server",
+      labelNames: ["server"],
+      registers: [registry],
+    });
   }
 
   opened(server: string, transport: SessionTransport): void {
@@ -29,5 +36,9 @@ export class SessionMetrics {
 
   closed(server: string, transport: SessionTransport): void {
     this.open.dec({ server, transport });
+  }
+
+  retried(server: string): void {
+    this.retriedTotal.inc({ server });
   }
 }

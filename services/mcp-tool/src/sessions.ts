@@ -1,15 +1,16 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { DeadlineError, McpServerError, failureReason, isSessionFailure, refusedBeforeDispatch, suggestsSseServer } from "./mcp-errors.js";
+import { beforeDeadline, remainingMs } from "./deadline.js";
+import { DeadlineError, McpServerError, type SentCredentials, failureKind, failureReason, isTimeout, sessionVerdict, suggestsSseServer } from "./mcp-errors.js";
 import type { SessionMetrics, SessionTransport } from "./metrics.js";
 import type { ToolCallResult } from "./result.js";
 import type { McpServerTarget } from "./server-config.js";
+import { McpSession } from "./session.js";
 
 export interface SessionPoolOptions {
   connectTimeoutMs: number;
+  /** The time one request may take in all: opening a session if needed, the call, one retry. */
   callTimeoutMs: number;
   logger: Logger;
   metrics?: SessionMetrics;
@@ -23,33 +24,33 @@ export interface ListedTool {
   inputSchema: Tool["inputSchema"];
 }
 
-interface Session {
-  readonly client: Client;
-  readonly target: McpServerTarget;
-  readonly transport: SessionTransport;
-  /** `terminate`: end the session on the server too (DELETE), when we leave it rather than lose it. */
-  readonly close: (options: { terminate: boolean }) => Promise<void>;
-  /** Some request succeeded on it: a later HTTP refusal means the server forgot it. */
-  proven: boolean;
-}
-
 interface Entry {
-  opening: Promise<Session>;
-  session?: Session;
+  opening: Promise<McpSession>;
+  session?: McpSession;
 }
 
-function serverError(target: McpServerTarget, what: string, err: unknown): McpServerError {
-  return new McpServerError(`MCP server at ${target.label}: ${what} failed: ${failureReason(err)}`, isSessionFailure(err), { cause: err });
+const sentBy = (target: McpServerTarget): SentCredentials => ({ token: "authorization" in target.headers });
+
+/** The error a caller gets: a timeout says how long it waited, anything else what failed and why. */
+function describeFailure(target: McpServerTarget, what: string, err: unknown): McpServerError {
+  const message =
+    err instanceof DeadlineError
+      ? `MCP server at ${target.label} did not answer ${what} within ${err.ms} ms`
+      : `MCP server at ${target.label}: ${what} failed: ${failureReason(err, sentBy(target))}`;
+  return new McpServerError(message, failureKind(err), { cause: err });
 }
 
 /**
  * One MCP session per server (url + transport + resolved headers), shared by every call and every config
- * entry that points there. Sessions open on first use (Streamable HTTP, or SSE for older servers), are
- * dropped when they fail and reopened by the next call. Each server has its own entry and promise, so a
- * slow or dead server never holds up calls to another, and a failed connect is forgotten at once.
+ * entry that points there. A session opens on first use (Streamable HTTP, or SSE for older servers) and
+ * once for all the calls waiting on it. A failure only takes the session out when it is about the session
+ * (see sessionVerdict): a timeout or an error reply stays the call's own. A session taken out is ended on
+ * the server once its calls in flight settle; calls the server refused before running them (it forgot the
+ * session, e.g. after a restart) are retried once on the one new session.
  */
 export class McpSessionPool {
   private readonly entries = new Map<string, Entry>();
+  private readonly ending = new Set<Promise<void>>();
   private closed = false;
 
   constructor(private readonly options: SessionPoolOptions) {}
@@ -59,20 +60,25 @@ export class McpSessionPool {
     return this.entries.size;
   }
 
-  callTool(target: McpServerTarget, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    return this.run(target, `tools/call '${name}'`, async (client) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: this.options.callTimeoutMs });
+  /** The deadline of a request that starts now: MCP_CALL_TIMEOUT_MS from now. */
+  deadline(): number {
+    return Date.now() + this.options.callTimeoutMs;
+  }
+
+  callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, deadline = this.deadline()): Promise<ToolCallResult> {
+    return this.run(target, `tools/call '${name}'`, deadline, async (client, timeout) => {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout });
       return result as ToolCallResult;
     });
   }
 
   /** Every tool the server offers, following pagination. */
-  listTools(target: McpServerTarget): Promise<ListedTool[]> {
-    return this.run(target, "tools/list", async (client) => {
+  listTools(target: McpServerTarget, deadline = this.deadline()): Promise<ListedTool[]> {
+    return this.run(target, "tools/list", deadline, async (client) => {
       const tools: ListedTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.options.callTimeoutMs });
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: remainingMs(deadline) });
         for (const tool of page.tools) tools.push({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema });
         cursor = page.nextCursor;
       } while (cursor);
@@ -83,61 +89,66 @@ export class McpSessionPool {
   /** Closes the sessions whose key is not in `keep` (their config entries changed url, token or headers). */
   async retain(keep: ReadonlySet<string>): Promise<void> {
     const stale = [...this.entries.keys()].filter((key) => !keep.has(key));
-    await Promise.all(stale.map((key) => this.retire(key, "no config entry uses it any more")));
+    await Promise.all(stale.map((key) => this.retireKey(key, "no config entry uses it any more")));
   }
 
-  /** Closes every session (shutdown); later calls fail. */
+  /** Closes every session (shutdown), after the calls on them settle; later calls fail. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.entries.keys()].map((key) => this.retire(key, "shutting down")));
+    await Promise.all([...this.entries.keys()].map((key) => this.retireKey(key, "shutting down")));
+    await Promise.all([...this.ending]);
   }
 
-  private async run<T>(target: McpServerTarget, what: string, operation: (client: Client) => Promise<T>): Promise<T> {
-    const session = await this.acquire(target);
+  private async run<T>(target: McpServerTarget, what: string, deadline: number, operation: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+    const session = await this.acquire(target, deadline);
     try {
-      return await this.attempt(session, operation);
+      return await this.attempt(session, deadline, operation);
     } catch (err) {
-      if (!isSessionFailure(err)) throw serverError(target, what, err);
-      const wasProven = session.proven;
-      this.drop(session, err);
-      if (!(wasProven && refusedBeforeDispatch(err))) throw serverError(target, what, err);
-      this.options.logger.info({ server: target.label, reason: failureReason(err) }, "server forgot the session; reconnecting once");
-      const fresh = await this.acquire(target);
+      const verdict = sessionVerdict(err);
+      if (verdict !== "call") this.retire(session, failureReason(err, sentBy(target)));
+      if (verdict !== "not-dispatched") throw describeFailure(target, what, err);
+      this.options.metrics?.retried(target.label);
+      this.options.logger.info({ server: target.label, reason: failureReason(err) }, "the server did not take the request; retrying once on a new session");
+      const fresh = await this.acquire(target, deadline);
       try {
-        return await this.attempt(fresh, operation);
+        return await this.attempt(fresh, deadline, operation);
       } catch (retryErr) {
-        if (isSessionFailure(retryErr)) this.drop(fresh, retryErr);
-        throw serverError(target, what, retryErr);
+        if (sessionVerdict(retryErr) !== "call") this.retire(fresh, failureReason(retryErr, sentBy(target)));
+        throw describeFailure(target, what, retryErr);
       }
     }
   }
 
-  private async attempt<T>(session: Session, operation: (client: Client) => Promise<T>): Promise<T> {
+  private async attempt<T>(session: McpSession, deadline: number, operation: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
     try {
-      const result = await operation(session.client);
-      session.proven = true;
-      return result;
+      return await session.use((client) => operation(client, remainingMs(deadline)));
     } catch (err) {
-      // A JSON-RPC error reply still shows the session works.
-      if (!isSessionFailure(err)) session.proven = true;
-      throw err;
+      // The SDK's timeout reports the time that was left; the caller's question is the whole budget.
+      throw isTimeout(err) ? new DeadlineError(this.options.callTimeoutMs) : err;
     }
   }
 
-  private acquire(target: McpServerTarget): Promise<Session> {
-    if (this.closed) return Promise.reject(new McpServerError("the mcp-tool service is shutting down", true));
-    const existing = this.entries.get(target.key);
-    if (existing) return existing.opening;
+  /** The server's session, opening it (once, for every caller waiting) when there is none. */
+  private acquire(target: McpServerTarget, deadline: number): Promise<McpSession> {
+    if (this.closed) return Promise.reject(new McpServerError("the mcp-tool service is shutting down", "transport"));
+    const entry = this.entries.get(target.key) ?? this.startOpening(target);
+    return beforeDeadline(entry.opening, deadline, () => {
+      const ms = this.options.callTimeoutMs;
+      return new McpServerError(`MCP server at ${target.label} did not answer within ${ms} ms (its session was still opening)`, "timeout");
+    });
+  }
+
+  private startOpening(target: McpServerTarget): Entry {
     const entry = {} as Entry;
     entry.opening = this.open(target).then(
-      async (session) => {
+      (session) => {
         if (this.entries.get(target.key) === entry) {
           entry.session = session;
           return session;
         }
         // Retired while connecting (config changed, or shutdown): not ours to keep.
-        await session.close({ terminate: true });
-        throw new McpServerError(`MCP server at ${target.label}: the session was closed while connecting (config changed or shutting down)`, true);
+        this.track(session.retire());
+        throw new McpServerError(`MCP server at ${target.label}: the session was closed while connecting (config changed or shutting down)`, "transport");
       },
       (err: unknown) => {
         // Not cached: the next call tries again.
@@ -145,93 +156,61 @@ export class McpSessionPool {
         throw err;
       },
     );
+    // Every caller may have given up (deadline) before the opening settles.
+    entry.opening.catch(() => undefined);
     this.entries.set(target.key, entry);
-    return entry.opening;
+    return entry;
   }
 
-  private async open(target: McpServerTarget): Promise<Session> {
+  private async open(target: McpServerTarget): Promise<McpSession> {
     const first: SessionTransport = target.transport === "sse" ? "sse" : "streamable-http";
     try {
       return await this.connect(target, first);
     } catch (err) {
-      if (target.transport !== "auto" || !suggestsSseServer(err)) throw serverError(target, `connect (${first})`, err);
+      if (target.transport !== "auto" || !suggestsSseServer(err)) throw describeFailure(target, `connect (${first})`, err);
       this.options.logger.info({ server: target.label, reason: failureReason(err) }, "Streamable HTTP refused; trying SSE");
       try {
         return await this.connect(target, "sse");
       } catch (sseErr) {
-        const reasons = `Streamable HTTP: ${failureReason(err)}; SSE fallback: ${failureReason(sseErr)}`;
-        throw new McpServerError(`MCP server at ${target.label}: connect failed: ${reasons}`, true, { cause: sseErr });
+        const reasons = `Streamable HTTP: ${failureReason(err)}; SSE fallback: ${failureReason(sseErr, sentBy(target))}`;
+        throw new McpServerError(`MCP server at ${target.label}: connect failed: ${reasons}`, failureKind(sseErr), { cause: sseErr });
       }
     }
   }
 
-  private async connect(target: McpServerTarget, kind: SessionTransport): Promise<Session> {
-    const url = new URL(target.url);
-    const requestInit: RequestInit = { headers: target.headers };
-    const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
-    const client = new Client(this.options.clientInfo ?? { name: "toolmesh-mcp-tool", version: "0.1.0" }, { capabilities: {} });
-    const deadline = this.options.connectTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        void client.close().catch(() => undefined);
-        reject(new DeadlineError(deadline));
-      }, deadline);
+  private connect(target: McpServerTarget, kind: SessionTransport): Promise<McpSession> {
+    return McpSession.open(target, kind, {
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      logger: this.options.logger,
+      metrics: this.options.metrics,
+      clientInfo: this.options.clientInfo ?? { name: "toolmesh-mcp-tool", version: "0.1.0" },
+      onLost: (session, reason) => this.retire(session, reason),
     });
-    try {
-      // The SDK's own timeout covers only initialize; ours also covers the HTTP connect and transport start.
-      await Promise.race([client.connect(transport, { timeout: deadline }), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
-
-    let closed = false;
-    const session: Session = {
-      client,
-      target,
-      transport: kind,
-      proven: false,
-      close: async ({ terminate }) => {
-        if (closed) return;
-        closed = true;
-        this.options.metrics?.closed(target.label, kind);
-        if (terminate && transport instanceof StreamableHTTPClientTransport) {
-          // Lets the server free the session now; a server without sessions answers 405, which is fine.
-          const grace = new Promise((resolve) => setTimeout(resolve, 2_000).unref());
-          await Promise.race([transport.terminateSession().catch(() => undefined), grace]);
-        }
-        await client.close().catch(() => undefined);
-      },
-    };
-    client.onclose = () => this.drop(session, new Error("the connection closed"));
-    client.onerror = (err) => {
-      // An SSE session lives on its one event stream: when that breaks, the session is gone. Streamable
-      // HTTP reports trouble on its optional GET stream here while requests keep working.
-      if (kind === "sse") this.drop(session, err);
-      else this.options.logger.debug({ server: target.label, reason: failureReason(err) }, "transport reported an error");
-    };
-    this.options.metrics?.opened(target.label, kind);
-    this.options.logger.info({ server: target.label, transport: kind, serverInfo: client.getServerVersion() }, "MCP session opened");
-    return session;
   }
 
-  /** Takes a failed session out of the pool and closes it; the next call opens a new one. */
-  private drop(session: Session, err: unknown): void {
+  /** Takes a session out of the pool (if it is still the server's current one); the next call opens a new one. */
+  private retire(session: McpSession, reason: string): void {
     const entry = this.entries.get(session.target.key);
     if (entry?.session === session) {
       this.entries.delete(session.target.key);
-      this.options.logger.info({ server: session.target.label, reason: failureReason(err) }, "MCP session dropped");
+      this.options.logger.info({ server: session.target.label, reason }, "MCP session dropped");
     }
-    void session.close({ terminate: false });
+    this.track(session.retire());
   }
 
-  private async retire(key: string, reason: string): Promise<void> {
+  private async retireKey(key: string, reason: string): Promise<void> {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    // Still connecting: acquire() sees the entry is gone and closes the session when it arrives.
+    // Still connecting: startOpening sees the entry is gone and retires the session when it arrives.
     if (!entry.session) return;
     this.options.logger.info({ server: entry.session.target.label, reason }, "MCP session closed");
-    await entry.session.close({ terminate: true });
+    await this.track(entry.session.retire());
+  }
+
+  private track(ended: Promise<void>): Promise<void> {
+    this.ending.add(ended);
+    void ended.finally(() => this.ending.delete(ended));
+    return ended;
   }
 }

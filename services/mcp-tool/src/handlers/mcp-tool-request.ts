@@ -38,8 +38,8 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
   };
 
   /** A call the server refused: when the tool is simply not there, say so and list what is. */
-  const missingTool = async (target: McpServerTarget, name: string, remote: string): Promise<ReplyError | undefined> => {
-    const tools = await pool.listTools(target).catch(() => undefined);
+  const missingTool = async (target: McpServerTarget, name: string, remote: string, deadline: number): Promise<ReplyError | undefined> => {
+    const tools = await pool.listTools(target, deadline).catch(() => undefined);
     if (!tools || tools.some((tool) => tool.name === remote)) return undefined;
     const offered = tools.map((tool) => tool.name);
     const shown = offered.length > 20 ? `${offered.slice(0, 20).join(", ")}, ...` : offered.join(", ") || "none";
@@ -47,20 +47,23 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
   };
 
   return async (request: McpToolServiceRequest): Promise<McpToolResponse> => {
+    // One budget (MCP_CALL_TIMEOUT_MS) for everything this request does, so that mcp-tool answers with
+    // "did not answer within" before whoever waits for it (the api-gateway, the agent) gives up.
+    const deadline = pool.deadline();
     const { target, remote } = await targetFor(request.name);
     if (request.operation === "list-tools") {
-      return { error: null, text: null, object: JSON.stringify(await pool.listTools(target)) };
+      return { error: null, text: null, object: JSON.stringify(await pool.listTools(target, deadline)) };
     }
     let reply: McpToolResponse;
     try {
-      reply = toWireReply(await pool.callTool(target, remote, request.parameters));
+      reply = toWireReply(await pool.callTool(target, remote, request.parameters, deadline));
     } catch (err) {
-      if (err instanceof McpServerError && !err.sessionFailure) throw (await missingTool(target, request.name, remote)) ?? err;
+      if (err instanceof McpServerError && err.kind === "rejected") throw (await missingTool(target, request.name, remote, deadline)) ?? err;
       throw err;
     }
     if (reply.error) {
       // Thrown rather than returned, so the request counts as failed in the metrics; same wire reply.
-      throw (await missingTool(target, request.name, remote)) ?? mcpError(reply.error.message);
+      throw (await missingTool(target, request.name, remote, deadline)) ?? mcpError(reply.error.message);
     }
     return reply;
   };

@@ -58,12 +58,14 @@ describe("calls through Pulsar", () => {
     expect(JSON.parse(reply.object!)).toEqual({ temperature: 36, conditions: "Light rain / drizzle", humidity: 82 });
   });
 
-  it("joins the text parts of a multi-part result (text, image, text)", async () => {
-    expect(await system.call("tiny-image")).toEqual({
-      error: null,
-      text: "Here's the image you requested:\nThe image above is the MCP logo.",
-      object: null,
-    });
+  it("keeps the image of a multi-part result (text, image, text): the content array in object", async () => {
+    const reply = await system.call("tiny-image");
+    expect(reply).toMatchObject({ error: null, text: null });
+    expect(JSON.parse(reply.object!)).toEqual([
+      { type: "text", text: "Here's the image you requested:" },
+      { type: "image", data: expect.stringMatching(/^iVBOR/), mimeType: "image/png" },
+      { type: "text", text: "The image above is the MCP logo." },
+    ]);
   });
 
   it("lists the server's tools with operation list-tools", async () => {

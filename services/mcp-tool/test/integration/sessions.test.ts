@@ -87,29 +87,31 @@ describe("McpSessionPool against server-everything", () => {
     const hole = await startBlackHole();
     const pool = newPool({ connectTimeoutMs: 1_500 });
     try {
-      const started = Date.now();
-      const hung = pool.callTool(target(hole.url), "echo", { message: "x" }).catch((e: Error) => e);
+      let hungSettled = false;
+      const hung = pool
+        .callTool(target(hole.url), "echo", { message: "x" })
+        .catch((e: Error) => e)
+        .finally(() => (hungSettled = true));
       const echo = await pool.callTool(target(everything.url), "echo", { message: "meanwhile" });
       expect(echo.content?.[0]?.text).toBe("Echo: meanwhile");
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(hungSettled).toBe(false); // the other server was served while this connect still hung
       const error = await hung;
-      expect(String(error)).toContain(`MCP server at ${hole.url}: connect (streamable-http) failed: no answer within 1500 ms`);
-      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(String(error)).toContain(`MCP server at ${hole.url} did not answer connect (streamable-http) within 1500 ms`);
     } finally {
       await hole.close();
     }
   });
 
-  it("bounds a call by the call timeout, then serves the next call on a new session", async () => {
+  it("bounds a call by the call timeout, and keeps the session for the next call", async () => {
     const pool = newPool({ callTimeoutMs: 500 });
-    const slow = target(everything.url);
-    const started = Date.now();
+    const slow = target(proxy.url());
+    const before = proxy.initializes;
     await expect(pool.callTool(slow, "trigger-long-running-operation", { duration: 3, steps: 3 })).rejects.toThrow(
-      `MCP server at ${everything.url}: tools/call 'trigger-long-running-operation' failed: no answer within 500 ms`,
+      `MCP server at ${proxy.url()} did not answer tools/call 'trigger-long-running-operation' within 500 ms`,
     );
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(pool.size).toBe(0); // a timed-out session is not trusted again
+    expect(pool.size).toBe(1); // a timeout is the call's problem, not the session's
     expect((await pool.callTool(slow, "echo", { message: "next" })).content?.[0]?.text).toBe("Echo: next");
+    expect(proxy.initializes - before).toBe(1);
   });
 
   it("reconnects transparently after the server restarts and forgot the session", async () => {

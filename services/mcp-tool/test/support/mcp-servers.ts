@@ -79,12 +79,15 @@ export async function startAuthServer(token: string): Promise<AuthServer> {
 
 /**
  * An HTTP proxy in front of an MCP server that forwards everything and counts what passes: `initialize`
- * requests (one per session opened) and DELETEs (sessions ended by the client).
+ * requests (one per session opened) and DELETEs (sessions ended by the client). `resetToolCalls = n` makes
+ * it cut the connection of the next n tools/call requests instead of forwarding them, as a flaky network
+ * or load balancer would: the client cannot tell whether the call ran, and the session lives on upstream.
  */
 export class CountingProxy {
   initializes = 0;
   deletes = 0;
   posts = 0;
+  resetToolCalls = 0;
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -114,6 +117,11 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreamPort: 
   if (req.method === "POST") proxy.posts += 1;
   if (req.method === "DELETE") proxy.deletes += 1;
   if (/"method"\s*:\s*"initialize"/.test(body.toString())) proxy.initializes += 1;
+  if (proxy.resetToolCalls > 0 && /"method"\s*:\s*"tools\/call"/.test(body.toString())) {
+    proxy.resetToolCalls -= 1;
+    req.socket.destroy();
+    return;
+  }
   const upstream = httpRequest(
     { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${upstreamPort}` } },
     (answer) => {

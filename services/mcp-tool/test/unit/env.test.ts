@@ -7,7 +7,7 @@ describe("mcp-tool env", () => {
     expect(loadEnv({})).toMatchObject({
       HTTP_PORT: 8703,
       MCP_TOOL_TOPIC: "mcp-tool",
-      MCP_CALL_TIMEOUT_MS: 30_000,
+      MCP_CALL_TIMEOUT_MS: 25_000,
       MCP_CONNECT_TIMEOUT_MS: 10_000,
       MCP_CONCURRENCY: 32,
     });

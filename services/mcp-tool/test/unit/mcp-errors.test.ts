@@ -1,10 +1,11 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { DeadlineError, failureReason, isSessionFailure, refusedBeforeDispatch, suggestsSseServer } from "../../src/mcp-errors.js";
+import { DeadlineError, SessionRetiredError, failureKind, failureReason, sessionVerdict, suggestsSseServer } from "../../src/mcp-errors.js";
 
 const http = (status: number, body = "") => new StreamableHTTPError(status, `Error POSTing to endpoint: ${body}`);
-const refused = () => new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }) });
+const network = (code: string, message = code) => new TypeError("fetch failed", { cause: Object.assign(new Error(message), { code }) });
+const refused = () => network("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:9");
 
 describe("classifying failures", () => {
   it("falls back to SSE on 4xx except credential refusals", () => {
@@ -17,27 +18,45 @@ describe("classifying failures", () => {
     expect(suggestsSseServer(refused())).toBe(false);
   });
 
-  it("tells a broken session from a JSON-RPC error on a healthy one", () => {
-    expect(isSessionFailure(refused())).toBe(true);
-    expect(isSessionFailure(http(404))).toBe(true);
-    expect(isSessionFailure(new McpError(ErrorCode.RequestTimeout, "Request timed out"))).toBe(true);
-    expect(isSessionFailure(new McpError(ErrorCode.ConnectionClosed, "Connection closed"))).toBe(true);
-    expect(isSessionFailure(new McpError(ErrorCode.InvalidParams, "Tool x not found"))).toBe(false);
+  it("keeps the session for the call's own failures: timeouts, error replies, unreadable results, 413", () => {
+    expect(sessionVerdict(new McpError(ErrorCode.RequestTimeout, "Request timed out"))).toBe("call");
+    expect(sessionVerdict(new DeadlineError(500))).toBe("call");
+    expect(sessionVerdict(new McpError(ErrorCode.InvalidParams, "Tool x not found"))).toBe("call");
+    expect(sessionVerdict(Object.assign(new Error("bad result"), { name: "ZodError" }))).toBe("call");
+    expect(sessionVerdict(http(413, "Payload Too Large"))).toBe("call");
   });
 
-  it("retries only HTTP refusals that mean the server forgot the session", () => {
-    expect(refusedBeforeDispatch(http(404))).toBe(true);
-    expect(refusedBeforeDispatch(http(400))).toBe(true);
-    expect(refusedBeforeDispatch(http(500))).toBe(false);
-    expect(refusedBeforeDispatch(refused())).toBe(false);
+  it("retries only what the server cannot have run: a forgotten session or a refused connection", () => {
+    expect(sessionVerdict(http(404))).toBe("not-dispatched");
+    expect(sessionVerdict(http(400))).toBe("not-dispatched");
+    expect(sessionVerdict(refused())).toBe("not-dispatched");
+    expect(sessionVerdict(new SessionRetiredError())).toBe("not-dispatched");
+  });
+
+  it("drops without retry what may have run or what no retry mends", () => {
+    expect(sessionVerdict(network("UND_ERR_SOCKET", "other side closed"))).toBe("broken");
+    expect(sessionVerdict(network("ECONNRESET"))).toBe("broken");
+    expect(sessionVerdict(new McpError(ErrorCode.ConnectionClosed, "Connection closed"))).toBe("broken");
+    expect(sessionVerdict(http(500))).toBe("broken");
+    expect(sessionVerdict(http(503))).toBe("broken");
+    expect(sessionVerdict(http(401))).toBe("broken");
+    expect(sessionVerdict(http(403))).toBe("broken");
+  });
+
+  it("tells the handler whether the server answered, timed out, or the transport failed", () => {
+    expect(failureKind(new McpError(ErrorCode.InvalidParams, "Tool x not found"))).toBe("rejected");
+    expect(failureKind(new DeadlineError(1))).toBe("timeout");
+    expect(failureKind(new McpError(ErrorCode.RequestTimeout, "Request timed out"))).toBe("timeout");
+    expect(failureKind(new McpError(ErrorCode.ConnectionClosed, "Connection closed"))).toBe("transport");
+    expect(failureKind(http(404))).toBe("transport");
   });
 });
 
 describe("failureReason", () => {
   it("says what went wrong in words a person can act on", () => {
     expect(failureReason(refused())).toBe("connection refused (ECONNREFUSED)");
+    expect(failureReason(network("UND_ERR_SOCKET", "other side closed"))).toBe("the server closed the connection (UND_ERR_SOCKET)");
     expect(failureReason(new DeadlineError(1500))).toBe("no answer within 1500 ms");
-    expect(failureReason(http(401))).toMatch(/^HTTP 401 Unauthorized: .*'auth-token'/);
     expect(failureReason(http(400, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'))).toBe(
       "HTTP 400: Bad Request: No valid session ID provided",
     );
@@ -46,5 +65,14 @@ describe("failureReason", () => {
     );
     expect(failureReason(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: 500 }))).toBe("no answer within 500 ms");
     expect(failureReason(new McpError(ErrorCode.RequestTimeout, "Request timed out"))).toBe("no answer in time (request timed out)");
+  });
+
+  it("asks for a token when none was sent, and says a sent token was refused", () => {
+    expect(failureReason(http(401))).toBe("HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)");
+    expect(failureReason(http(401), { token: true })).toBe(
+      "HTTP 401 Unauthorized: the server refused the token (check the entry's 'auth-token' or Authorization header)",
+    );
+    expect(failureReason(http(403), { token: true })).toBe("HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)");
+    expect(failureReason(http(403))).toMatch(/^HTTP 403 Forbidden: .*'auth-token'/);
   });
 });

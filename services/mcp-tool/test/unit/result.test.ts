@@ -6,15 +6,32 @@ describe("toWireReply", () => {
     expect(toWireReply({ content: [{ type: "text", text: "4" }] })).toEqual({ error: null, text: "4", object: null });
   });
 
-  it("joins several text parts with newlines and drops non-text parts beside them", () => {
-    const result = {
-      content: [
-        { type: "text", text: "Here's the image:" },
-        { type: "image", data: "iVBOR", mimeType: "image/png" },
-        { type: "text", text: "That was it." },
-      ],
-    };
-    expect(toWireReply(result)).toEqual({ error: null, text: "Here's the image:\nThat was it.", object: null });
+  it("joins several text parts with newlines", () => {
+    const result = { content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] };
+    expect(toWireReply(result)).toEqual({ error: null, text: "one\ntwo", object: null });
+  });
+
+  it("keeps an image beside text: the whole content array goes in object", () => {
+    const content = [
+      { type: "text", text: "Here's the image:" },
+      { type: "image", data: "iVBOR", mimeType: "image/png" },
+      { type: "text", text: "That was it." },
+    ];
+    expect(toWireReply({ content })).toEqual({ error: null, text: null, object: JSON.stringify(content) });
+  });
+
+  it("answers a Python `-> str` tool (structuredContent {result: <its text>}) as text", () => {
+    const result = { content: [{ type: "text", text: "py-echo: hi" }], structuredContent: { result: "py-echo: hi" } };
+    expect(toWireReply(result)).toEqual({ error: null, text: "py-echo: hi", object: null });
+  });
+
+  it("keeps a `result` field that is the tool's own structure as an object", () => {
+    const differs = { content: [{ type: "text", text: "The result is 4" }], structuredContent: { result: "4" } };
+    expect(toWireReply(differs)).toEqual({ error: null, text: null, object: '{"result":"4"}' });
+    const number = { content: [{ type: "text", text: "4" }], structuredContent: { result: 4 } };
+    expect(toWireReply(number)).toEqual({ error: null, text: null, object: '{"result":4}' });
+    const more = { content: [{ type: "text", text: "x" }], structuredContent: { result: "x", unit: "m" } };
+    expect(toWireReply(more).object).toBe('{"result":"x","unit":"m"}');
   });
 
   it("prefers structuredContent, as JSON in object", () => {
