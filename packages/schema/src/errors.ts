@@ -18,6 +18,10 @@ export const ErrorType = {
   registryError: "tool-registry-error",
   agentError: "agent-error",
   timeout: "timeout",
+  /** A message over the broker's size limit: refused before it was sent. */
+  tooLarge: "too-large",
+  /** The server's backlog is full: retry later, or elsewhere. */
+  overloaded: "overloaded",
   internal: "internal-error",
 } as const;
 
