@@ -101,6 +101,8 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
   const unanswerable = (message: IncomingMessage): boolean => {
     if (!message.properties.id) {
       logger.warn({ messageId: message.messageId }, "request has no 'id' property; nobody to reply to, dropped");
+      options.onStarted?.();
+      options.onFinished?.("bad-request", 0);
       return true;
     }
     if (isExpired(message.properties)) {
