@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AllowedTenants } from "@toolmesh/schema";
+import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
 
@@ -21,6 +22,14 @@ export const BaseEnv = z.object({
   CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
   /** Further Pulsar tenants tool queues may name (comma-separated); the system's own is always allowed. */
   TOOLMESH_ALLOWED_TENANTS: AllowedTenants,
+  /** The broker's `maxMessageSize`: messages over it (less room for metadata) are refused before sending. */
+  PULSAR_MAX_MESSAGE_SIZE: z.coerce.number().int().positive().default(DEFAULT_BROKER_MAX_MESSAGE_SIZE),
+  /** The broker's `webSocketMaxTextFrameSize`: a payload travels in it as base64 (4 bytes per 3). */
+  PULSAR_WS_MAX_FRAME_SIZE: z.coerce.number().int().positive().default(DEFAULT_MAX_FRAME_SIZE),
+  /** Requests a served topic holds at once (handled + waiting); past it new ones are answered `overloaded`. */
+  REQUEST_BACKLOG: z.coerce.number().int().positive().default(DEFAULT_MAX_BACKLOG),
+  /** How often the broker's topic stats are read to count messages it dropped; 0 turns it off. */
+  BROKER_DROPS_POLL_MS: z.coerce.number().int().min(0).default(15_000),
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
 

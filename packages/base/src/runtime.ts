@@ -2,7 +2,7 @@ import closeWithGrace from "close-with-grace";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { PulsarClient, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
+import { BrokerDrops, PulsarClient, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
 import { ConfigView } from "./config-view.js";
 import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
@@ -33,6 +33,8 @@ export class ServiceRuntime {
   readonly pulsar: PulsarClient;
   readonly metrics: ServiceMetrics;
   readonly http: FastifyInstance;
+  /** Counts what the broker dropped on this service's subscriptions (see BrokerDrops). */
+  readonly brokerDrops: BrokerDrops;
   private readonly readiness = new Map<string, ReadinessCheck>();
   private readonly subscriptions = new Set<Subscription>();
   private readonly shutdownHooks: ShutdownHook[] = [];
@@ -46,8 +48,19 @@ export class ServiceRuntime {
       webServiceUrl: options.env.PULSAR_WEB_URL,
       logger: this.logger.child({ component: "pulsar" }),
       ...(options.transport ? { transport: options.transport } : {}),
+      brokerMaxMessageSize: options.env.PULSAR_MAX_MESSAGE_SIZE,
+      webSocketMaxFrameSize: options.env.PULSAR_WS_MAX_FRAME_SIZE,
     });
     this.metrics = new ServiceMetrics(options.name);
+    this.brokerDrops = new BrokerDrops({
+      webServiceUrl: options.env.PULSAR_WEB_URL,
+      subscriptions: () => this.pulsar.subscriptionNames,
+      onDropped: (topic, subscription, count) => this.metrics.brokerDropped(topic, subscription, count),
+      logger: this.logger.child({ component: "broker-drops" }),
+      intervalMs: options.env.BROKER_DROPS_POLL_MS,
+    });
+    // The broker's own counters exist only on a broker: none behind an injected (in-memory) transport.
+    if (!options.transport) this.brokerDrops.start();
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);
     this.http = createHttpServer({
@@ -82,14 +95,19 @@ export class ServiceRuntime {
     this.shutdownHooks.push(hook);
   }
 
-  /** `serve()` from @toolmesh/pulsar with metrics, and closed first on shutdown. */
-  async serve<S extends z.ZodType, R>(options: Omit<ServeOptions<S, R>, "onStarted" | "onFinished">): Promise<Subscription> {
+  /** `serve()` from @toolmesh/pulsar with metrics and REQUEST_BACKLOG, and closed first on shutdown. */
+  async serve<S extends z.ZodType, R>(options: Omit<ServeOptions<S, R>, "onStarted" | "onFinished" | "onSkipped">): Promise<Subscription> {
     const topic = options.requestTopic;
     const subscription = await serve(this.pulsar, {
+      maxBacklog: this.env.REQUEST_BACKLOG,
       ...options,
       onStarted: () => this.metrics.started(topic),
       onFinished: (outcome, durationMs) => this.metrics.finished(topic, outcome, durationMs),
+      onSkipped: (reason) => this.metrics.skipped(topic, reason),
     });
+    this.metrics.watchBacklog(topic, () => subscription.backlog);
+    // Counting the broker's drops starts at the first poll that sees the subscription: make that now.
+    void this.brokerDrops.poll();
     this.subscriptions.add(subscription);
     this.logger.info({ topic, subscription: options.subscription }, "serving requests");
     return subscription;
@@ -117,6 +135,7 @@ export class ServiceRuntime {
   }
 
   private async doStop(): Promise<void> {
+    this.brokerDrops.stop();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     for (const hook of [...this.shutdownHooks].reverse()) {
       try {

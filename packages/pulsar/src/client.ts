@@ -1,15 +1,16 @@
 import pino, { type Logger } from "pino";
 import { parseTopic } from "@toolmesh/schema";
-import { ClosedError } from "./errors.js";
+import { ClosedError, MessageTooLargeError } from "./errors.js";
 import { encodeJson } from "./json.js";
 import { ConcurrencyLimiter } from "./limiter.js";
-import type {
-  ConsumerChannel,
-  IncomingMessage,
-  ProducerChannel,
-  Properties,
-  SubscribeOptions,
-  Transport,
+import {
+  type ConsumerChannel,
+  type IncomingMessage,
+  type ProducerChannel,
+  type Properties,
+  type SubscribeOptions,
+  type Transport,
+  messageSize,
 } from "./transport.js";
 import { WebSocketTransport } from "./ws/transport.js";
 
@@ -21,11 +22,26 @@ export interface PulsarClientOptions {
   transport?: Transport;
   sendTimeoutMs?: number;
   pingIntervalMs?: number;
+  /** The broker's `maxMessageSize`, for the WebSocket transport's size limit (see ws/limits.ts). */
+  brokerMaxMessageSize?: number;
+  /** The broker's `webSocketMaxTextFrameSize`, for the WebSocket transport's size limit. */
+  webSocketMaxFrameSize?: number;
 }
 
 export interface HandlerOptions extends SubscribeOptions {
-  /** Messages handled at once by this consumer (default 16). */
+  /** Messages handled at once by this subscription (default 16). */
   concurrency?: number;
+  /**
+   * Sessions opened on a Shared subscription (default 1). Each brings its own receiver queue: on a
+   * non-persistent topic a burst larger than the permits of all of them is dropped by the broker.
+   */
+  consumers?: number;
+  /**
+   * Most messages in hand at once, handled or waiting for a slot. Past it each new message goes to
+   * `onOverload` (at once, not queued) instead of the handler. Without `onOverload` there is no bound.
+   */
+  maxBacklog?: number;
+  onOverload?: MessageHandler;
 }
 
 /** The handler's outcome decides the ack: resolve = ack, throw = nack (the broker redelivers). */
@@ -35,6 +51,8 @@ export interface Subscription {
   readonly topic: string;
   readonly subscription: string;
   readonly connected: boolean;
+  /** Messages in hand: being handled or waiting for a slot. */
+  readonly backlog: number;
   /** Stops taking messages, waits for the ones in hand, then closes. */
   close(): Promise<void>;
 }
@@ -61,7 +79,19 @@ export class PulsarClient {
         logger: this.logger,
         sendTimeoutMs: options.sendTimeoutMs,
         pingIntervalMs: options.pingIntervalMs,
+        brokerMaxMessageSize: options.brokerMaxMessageSize,
+        maxFrameSize: options.webSocketMaxFrameSize,
       });
+  }
+
+  /** The largest message a send takes (payload + properties, see `messageSize()`); larger ones are refused. */
+  get maxMessageSize(): number {
+    return this.transport.maxMessageSize;
+  }
+
+  /** Topic and name of every open subscription (for the broker's per-subscription statistics). */
+  get subscriptionNames(): Array<{ topic: string; subscription: string }> {
+    return [...this.subscriptions].map(({ topic, subscription }) => ({ topic, subscription }));
   }
 
   /** True while every producer and subscription has a live session (for /readyz). */
@@ -112,10 +142,18 @@ export class PulsarClient {
     await opened.close();
   }
 
+  /** Sends one message; one over `maxMessageSize` is refused with MessageTooLargeError before anything is sent. */
   async send(topic: string, payload: Buffer, properties: Properties = {}): Promise<string> {
+    this.assertFits(topic, payload, properties);
     if (!this.holds.has(topic)) this.unheld.add(topic);
     const producer = await this.producer(topic);
     return producer.send({ payload, properties });
+  }
+
+  /** Throws MessageTooLargeError when the message is over the transport's limit; `what` names it in the error. */
+  assertFits(topic: string, payload: Buffer, properties: Properties = {}, what?: string): void {
+    const size = messageSize({ payload, properties });
+    if (size > this.transport.maxMessageSize) throw new MessageTooLargeError(topic, size, this.transport.maxMessageSize, what);
   }
 
   sendJson(topic: string, body: unknown, properties: Properties = {}): Promise<string> {
@@ -128,50 +166,61 @@ export class PulsarClient {
    */
   async subscribe(options: HandlerOptions, handler: MessageHandler): Promise<Subscription> {
     this.assertOpen();
-    const limiter = new ConcurrencyLimiter(options.concurrency ?? 16);
+    const concurrency = options.concurrency ?? 16;
+    const limiter = new ConcurrencyLimiter(concurrency);
+    // Overload answers are small sends; this only bounds how many of them wait for the broker at once.
+    const overflow = new ConcurrencyLimiter(Math.max(16, concurrency));
+    const maxBacklog = options.onOverload ? (options.maxBacklog ?? Infinity) : Infinity;
     const logger = this.logger.child({ topic: options.topic, subscription: options.subscription });
     let stopping = false;
     // The broker never redelivers on a non-persistent topic, so acking after the handler buys nothing
     // there — and unacked messages hold the consumer's permits: once they run out (the WebSocket proxy
     // allows 1000), the broker silently drops whatever arrives next. So those are acked on receipt.
     const ackOnReceipt = parseTopic(options.topic).persistence === "non-persistent";
-    // Set once subscribed; a message acked before that waits in `early`.
-    const bound: { channel?: ConsumerChannel } = {};
-    const early: string[] = [];
-    const ack = (messageId: string) => (bound.channel ? bound.channel.ack(messageId) : early.push(messageId));
 
-    const onMessage = (message: IncomingMessage) => {
-      // While stopping, leave the message unacked: the broker gives it to another consumer.
-      if (stopping) return;
-      if (ackOnReceipt) ack(message.messageId);
-      void limiter.run(async () => {
-        try {
-          await handler(message);
-          if (!ackOnReceipt) ack(message.messageId);
-        } catch (err) {
-          if (ackOnReceipt) logger.error({ err, messageId: message.messageId }, "message handler failed");
-          else {
-            logger.error({ err, messageId: message.messageId }, "message handler failed; nacking");
-            bound.channel?.nack(message.messageId);
-          }
+    const settle = async (message: IncomingMessage, channel: AckTarget, work: MessageHandler) => {
+      try {
+        await work(message);
+        if (!ackOnReceipt) channel.ack(message.messageId);
+      } catch (err) {
+        if (ackOnReceipt) logger.error({ err, messageId: message.messageId }, "message handler failed");
+        else {
+          logger.error({ err, messageId: message.messageId }, "message handler failed; nacking");
+          channel.nack(message.messageId);
         }
-      });
+      }
     };
-    const consumer = await this.transport.subscribe(options, onMessage);
-    bound.channel = consumer;
-    for (const messageId of early.splice(0)) consumer.ack(messageId);
+    const open = async (): Promise<ConsumerChannel> => {
+      const channel = new AckTarget();
+      const onMessage = (message: IncomingMessage) => {
+        // While stopping, leave the message unacked: the broker gives it to another consumer.
+        if (stopping) return;
+        if (ackOnReceipt) channel.ack(message.messageId);
+        if (limiter.active + limiter.queued >= maxBacklog) void overflow.run(() => settle(message, channel, options.onOverload!));
+        else void limiter.run(() => settle(message, channel, handler));
+      };
+      const consumer = await this.transport.subscribe(options, onMessage);
+      channel.bind(consumer);
+      return consumer;
+    };
+    const count = options.type === "Shared" ? Math.max(1, options.consumers ?? 1) : 1;
+    const consumers = await Promise.all(Array.from({ length: count }, open));
 
     const subscription: Subscription = {
       topic: options.topic,
       subscription: options.subscription,
       get connected() {
-        return consumer.connected;
+        return consumers.every((c) => c.connected);
+      },
+      get backlog() {
+        return limiter.active + limiter.queued;
       },
       close: async () => {
         stopping = true;
-        await limiter.idle();
-        await consumer.close();
+        await Promise.all([limiter.idle(), overflow.idle()]);
+        // Out of the set first: a subscription being closed must not make the client look disconnected.
         this.subscriptions.delete(subscription);
+        await Promise.all(consumers.map((c) => c.close()));
       },
     };
     this.subscriptions.add(subscription);
@@ -193,5 +242,29 @@ export class PulsarClient {
 
   private assertOpen(): void {
     if (this.closed) throw new ClosedError("the Pulsar client is closed");
+  }
+}
+
+/** Acks and nacks for one consumer session; those that come before the session is bound wait for it. */
+class AckTarget {
+  private channel: ConsumerChannel | undefined;
+  private readonly early: Array<{ nack: boolean; messageId: string }> = [];
+
+  bind(channel: ConsumerChannel): void {
+    this.channel = channel;
+    for (const { nack, messageId } of this.early.splice(0)) {
+      if (nack) channel.nack(messageId);
+      else channel.ack(messageId);
+    }
+  }
+
+  ack(messageId: string): void {
+    if (this.channel) this.channel.ack(messageId);
+    else this.early.push({ nack: false, messageId });
+  }
+
+  nack(messageId: string): void {
+    if (this.channel) this.channel.nack(messageId);
+    else this.early.push({ nack: true, messageId });
   }
 }

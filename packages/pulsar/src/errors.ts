@@ -24,6 +24,23 @@ export class SendError extends PulsarError {
   override name = "SendError";
 }
 
+/**
+ * A message over the transport's size limit, refused before it reached the connection: sending it would
+ * make the broker close the session (or refuse the message) and nothing else on that link would pass.
+ */
+export class MessageTooLargeError extends PulsarError {
+  override name = "MessageTooLargeError";
+  constructor(
+    readonly topic: string,
+    readonly size: number,
+    readonly limit: number,
+    /** What was measured, when it is not the message itself (e.g. "its WebSocket frame"). */
+    what = "a message",
+  ) {
+    super(`${what} of ${size} bytes for ${topic} exceeds the limit of ${limit} bytes`);
+  }
+}
+
 /** Used after close(); pending work is rejected with it. */
 export class ClosedError extends PulsarError {
   override name = "ClosedError";

@@ -1,18 +1,24 @@
 export { AsyncQueue } from "./async-queue.js";
 export { Backoff, type BackoffOptions } from "./backoff.js";
 export { PulsarClient, type HandlerOptions, type MessageHandler, type PulsarClientOptions, type Subscription } from "./client.js";
-export { ClosedError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "./errors.js";
+export { BrokerDrops, type BrokerDropsOptions } from "./broker-drops.js";
+export { DEADLINE_PROPERTY, deadlineAfter, isExpired, readDeadline } from "./deadline.js";
+export { ClosedError, MessageTooLargeError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "./errors.js";
 export { decodeJson, encodeJson, type DecodeResult } from "./json.js";
 export { ConcurrencyLimiter } from "./limiter.js";
 export { RequestClient, type RequestClientOptions, type RequestOptions } from "./request-client.js";
 export {
+  DEFAULT_MAX_BACKLOG,
   ReplyError,
   serve,
   type RequestContext,
   type RequestOutcome,
   type ServeOptions,
+  type SkipReason,
 } from "./request-server.js";
 export type * from "./transport.js";
+export { messageSize } from "./transport.js";
+export { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./ws/limits.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";
 export { MemoryBroker } from "./memory/broker.js";
 export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";

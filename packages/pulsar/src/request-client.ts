@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { AsyncQueue } from "./async-queue.js";
 import type { PulsarClient, Subscription } from "./client.js";
+import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
@@ -45,8 +46,9 @@ interface PendingCall<R> {
  * Request/response over a pair of topics: its own Exclusive subscription on the response topic (made
  * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
  * property on each request, replies matched by that id, ids it does not own dropped. Many calls may be
- * in flight at once. close() ends its subscription and lets go of its producer, so nothing of it stays open
- * on the broker.
+ * in flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
+ * server skips work nobody waits for; a request over the size limit is refused before it is queued.
+ * close() ends its subscription and lets go of its producer, so nothing of it stays open on the broker.
  */
 export class RequestClient<S extends z.ZodType> {
   private readonly pending = new Map<string, PendingCall<z.output<S>>>();
@@ -78,15 +80,25 @@ export class RequestClient<S extends z.ZodType> {
     return this.pending.size;
   }
 
-  /** Sends one request; resolves with the last reply (the only one, unless `isLast` says otherwise). */
+  /**
+   * Sends one request; resolves with the last reply (the only one, unless `isLast` says otherwise).
+   * Rejects at once with MessageTooLargeError when the request is over the broker's size limit.
+   */
   request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
-    return this.sending.run(() => this.send(body, options));
-  }
-
-  private async send(body: unknown, options: RequestOptions<z.output<S>>): Promise<z.output<S>> {
-    if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
+    const payload = encodeJson(body);
     const id = randomUUID();
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
+    try {
+      const properties = { ...options.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) };
+      this.client.assertFits(this.options.requestTopic, payload, properties, "a request");
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return this.sending.run(() => this.send(id, payload, timeoutMs, options));
+  }
+
+  private async send(id: string, payload: Buffer, timeoutMs: number, options: RequestOptions<z.output<S>>): Promise<z.output<S>> {
+    if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
     const reply = new Promise<z.output<S>>((resolve, reject) => {
       const call: PendingCall<z.output<S>> = {
         isLast: options.isLast ?? (() => true),
@@ -107,7 +119,8 @@ export class RequestClient<S extends z.ZodType> {
     });
     // Not awaited: while the broker is away the send waits for a reconnect, and the call's own timeout
     // must still apply. A send that fails ends the call if it is still waiting.
-    this.client.send(this.options.requestTopic, encodeJson(body), { ...options.properties, id }).catch((err: Error) => {
+    const properties = { ...options.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) };
+    this.client.send(this.options.requestTopic, payload, properties).catch((err: Error) => {
       const call = this.pending.get(id);
       if (!call) return;
       clearTimeout(call.timer);

@@ -2,6 +2,8 @@ import { ErrorType, type WireError } from "@toolmesh/schema";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { PulsarClient, Subscription } from "./client.js";
+import { isExpired } from "./deadline.js";
+import { MessageTooLargeError } from "./errors.js";
 import { decodeJson } from "./json.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
@@ -23,7 +25,15 @@ export interface RequestContext {
   logger: Logger;
 }
 
-export type RequestOutcome = "ok" | "error" | "bad-request";
+/** How a handled request ended. */
+export type RequestOutcome = "ok" | "error" | "bad-request" | "too-large";
+/** Why a request was not handled: the backlog was full (answered `overloaded`), or its deadline had passed (not answered). */
+export type SkipReason = "overloaded" | "expired";
+
+/** Requests in hand (handled + waiting) past which new ones are answered `overloaded`. */
+export const DEFAULT_MAX_BACKLOG = 1_000;
+/** Longest error text sent in a reply. */
+const MAX_ERROR_TEXT = 4_096;
 
 export interface ServeOptions<S extends z.ZodType, R> {
   requestTopic: string;
@@ -38,9 +48,19 @@ export interface ServeOptions<S extends z.ZodType, R> {
   /** Error type for a handler that throws something other than ReplyError. */
   errorType?: string;
   concurrency?: number;
-  /** Called when a request arrives, and once more with how it ended; used for metrics. */
+  /** Requests in hand at once (handled + waiting for a slot); past it new ones get `overloaded` (default 1000). */
+  maxBacklog?: number;
+  /**
+   * Sessions on the request subscription. On a non-persistent topic the broker drops what arrives while
+   * every session's receiver queue (1000 each on the WebSocket proxy) is full, before this server can
+   * answer `overloaded`; the default, one per 1000 of backlog plus one, leaves room past a full backlog.
+   */
+  consumers?: number;
+  /** Called when a request's handling starts, and once more with how it ended; used for metrics. */
   onStarted?: () => void;
   onFinished?: (outcome: RequestOutcome, durationMs: number) => void;
+  /** Called for each request not handled, with the reason; used for metrics. */
+  onSkipped?: (reason: SkipReason) => void;
 }
 
 function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
@@ -50,26 +70,59 @@ function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
 /**
  * Serves requests on a topic: decodes and validates each one, runs the handler, replies on the response
  * topic with the request's `id`. A malformed request or a failing handler gets an error reply and is
- * logged; the loop keeps serving. Only a reply that cannot be sent nacks the request.
+ * logged; a reply over the size limit is replaced by a `too-large` error reply; the loop keeps serving.
+ * Past `maxBacklog` requests in hand, new ones are answered `overloaded` at once; requests whose
+ * `deadline` property has passed are skipped (nobody waits for the answer). Only a reply that cannot
+ * be sent nacks the request.
  */
 export function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
   const logger = client.logger.child({ topic: options.requestTopic });
+  const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
   const reply = (body: R, id: string) => client.sendJson(options.responseTopic, body, { id });
+  // An error's text may quote the request (a 4 MB argument, say): cut it so the error reply always fits.
+  const replyError = (type: string, text: string, id: string) =>
+    reply(options.errorReply({ type, message: text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}... (cut)` : text }), id);
+
+  /** Sends a reply; one over the size limit becomes a `too-large` error reply (then false is returned). */
+  const replyOrTooLarge = async (body: R, id: string, log: Logger): Promise<boolean> => {
+    try {
+      await reply(body, id);
+      return true;
+    } catch (err) {
+      if (!(err instanceof MessageTooLargeError)) throw err;
+      const message = `the reply of ${err.size} bytes to request ${id} on ${options.requestTopic} exceeds the message size limit of ${err.limit} bytes`;
+      log.warn({ size: err.size, limit: err.limit }, "reply too large; answering with an error instead");
+      await replyError(ErrorType.tooLarge, message, id);
+      return false;
+    }
+  };
+
+  /** Not for the handler: no id (nobody to answer), or past its deadline (nobody waiting). */
+  const unanswerable = (message: IncomingMessage): boolean => {
+    if (!message.properties.id) {
+      logger.warn({ messageId: message.messageId }, "request has no 'id' property; nobody to reply to, dropped");
+      options.onStarted?.();
+      options.onFinished?.("bad-request", 0);
+      return true;
+    }
+    if (isExpired(message.properties)) {
+      logger.debug({ id: message.properties.id, deadline: message.properties.deadline }, "request past its deadline; skipped");
+      options.onSkipped?.("expired");
+      return true;
+    }
+    return false;
+  };
 
   const handle = async (message: IncomingMessage) => {
+    if (unanswerable(message)) return;
+    const id = message.properties.id!;
     const started = performance.now();
     options.onStarted?.();
     const finish = (outcome: RequestOutcome) => options.onFinished?.(outcome, performance.now() - started);
-    const id = message.properties.id;
-    if (!id) {
-      logger.warn({ messageId: message.messageId }, "request has no 'id' property; nobody to reply to, dropped");
-      finish("bad-request");
-      return;
-    }
     const decoded = decodeJson(options.requestSchema, message.payload);
     if (!decoded.ok) {
       logger.warn({ id, reason: decoded.reason }, "bad request");
-      await reply(options.errorReply({ type: ErrorType.badRequest, message: decoded.reason }), id);
+      await replyError(ErrorType.badRequest, decoded.reason, id);
       finish("bad-request");
       return;
     }
@@ -78,18 +131,31 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     try {
       const result = options.handler(decoded.value, context);
       if (isAsyncIterable<R>(result)) {
-        for await (const part of result) await reply(part, id);
-      } else {
-        await reply(await result, id);
+        // Leaving the loop after a too-large chunk ends the stream (its generator is returned).
+        for await (const part of result) {
+          if (!(await replyOrTooLarge(part, id, context.logger))) {
+            outcome = "too-large";
+            break;
+          }
+        }
+      } else if (!(await replyOrTooLarge(await result, id, context.logger))) {
+        outcome = "too-large";
       }
     } catch (err) {
       outcome = "error";
       const type = err instanceof ReplyError ? err.type : (options.errorType ?? ErrorType.internal);
       const text = err instanceof Error ? err.message : String(err);
       context.logger.warn({ err, type }, "request failed");
-      await reply(options.errorReply({ type, message: text }), id);
+      await replyError(type, text, id);
     }
     finish(outcome);
+  };
+
+  const overloaded = async (message: IncomingMessage) => {
+    if (unanswerable(message)) return;
+    options.onSkipped?.("overloaded");
+    const text = `${options.requestTopic} has ${maxBacklog} requests in hand, its limit; retry later`;
+    await replyError(ErrorType.overloaded, text, message.properties.id!);
   };
 
   return client.subscribe(
@@ -98,6 +164,9 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       subscription: options.subscription,
       type: "Shared",
       concurrency: options.concurrency ?? 16,
+      consumers: options.consumers ?? Math.ceil(maxBacklog / 1_000) + 1,
+      maxBacklog,
+      onOverload: overloaded,
     },
     handle,
   );

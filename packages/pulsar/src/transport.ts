@@ -53,9 +53,23 @@ export interface ConsumerChannel {
 }
 
 export interface Transport {
+  /**
+   * The largest message a send may carry, in bytes as `messageSize()` counts them. Larger ones are refused
+   * before they touch the connection. The broker's limit also covers the metadata it adds, so a transport
+   * keeps headroom for it below the broker's figure.
+   */
+  readonly maxMessageSize: number;
   /** Opens a producer; resolves once connected the first time (it reconnects by itself afterwards). */
   createProducer(topic: string): Promise<ProducerChannel>;
   /** Subscribes; resolves once the subscription exists on the broker, so sends after it are not lost. */
   subscribe(options: SubscribeOptions, onMessage: (message: IncomingMessage) => void): Promise<ConsumerChannel>;
   close(): Promise<void>;
+}
+
+/** What counts against `Transport.maxMessageSize`: the payload, the properties and the key, in bytes. */
+export function messageSize(message: OutgoingMessage): number {
+  let size = message.payload.length;
+  for (const [name, value] of Object.entries(message.properties)) size += Buffer.byteLength(name) + Buffer.byteLength(value);
+  if (message.key !== undefined) size += Buffer.byteLength(message.key);
+  return size;
 }

@@ -20,6 +20,8 @@ export const ErrorType = {
   timeout: "timeout",
   /** A value, a write or a reply over a documented size limit; the message names the limit. */
   tooLarge: "too-large",
+  /** The server's backlog is full: retry later, or elsewhere. */
+  overloaded: "overloaded",
   internal: "internal-error",
 } as const;
 

@@ -31,4 +31,16 @@ describe("parseEnv", () => {
   it("refuses a port out of range", () => {
     expect(() => parseEnv(ServiceEnv, { HTTP_PORT: "70000" })).toThrow(/HTTP_PORT="70000"/);
   });
+
+  it("defaults the size limits to toolmesh's broker settings, the backlog to 1000, and refuses nonsense", () => {
+    expect(parseEnv(ServiceEnv, {})).toMatchObject({
+      PULSAR_MAX_MESSAGE_SIZE: 6_291_456,
+      PULSAR_WS_MAX_FRAME_SIZE: 10_485_760,
+      REQUEST_BACKLOG: 1_000,
+      BROKER_DROPS_POLL_MS: 15_000,
+    });
+    expect(parseEnv(ServiceEnv, { BROKER_DROPS_POLL_MS: "0" }).BROKER_DROPS_POLL_MS).toBe(0);
+    expect(() => parseEnv(ServiceEnv, { REQUEST_BACKLOG: "0" })).toThrow(/REQUEST_BACKLOG="0"/);
+    expect(() => parseEnv(ServiceEnv, { PULSAR_MAX_MESSAGE_SIZE: "5MB" })).toThrow(/PULSAR_MAX_MESSAGE_SIZE="5MB"/);
+  });
 });

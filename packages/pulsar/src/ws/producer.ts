@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { ClosedError, SendError } from "../errors.js";
+import { ClosedError, MessageTooLargeError, SendError } from "../errors.js";
 import type { OutgoingMessage, ProducerChannel } from "../transport.js";
 import { ProducerAckFrame, parseFrame } from "./frames.js";
 import { ReconnectingLink } from "./link.js";
@@ -19,6 +19,8 @@ export interface WsProducerOptions {
   logger: Logger;
   /** How long a message may wait for the broker's confirmation, across reconnects. */
   sendTimeoutMs: number;
+  /** The broker's `webSocketMaxTextFrameSize`: a longer frame would close the session. */
+  maxFrameSize: number;
   pingIntervalMs?: number;
 }
 
@@ -65,6 +67,12 @@ export class WsProducer implements ProducerChannel {
       context,
       ...(message.key !== undefined ? { key: message.key } : {}),
     });
+    // The transport's size limit leaves room for the frame's JSON; this catches what it cannot foresee
+    // (properties full of escaped characters) before the frame reaches the session.
+    const frameSize = Buffer.byteLength(frame);
+    if (frameSize > this.options.maxFrameSize) {
+      return Promise.reject(new MessageTooLargeError(this.topic, frameSize, this.options.maxFrameSize, "the WebSocket frame of a message"));
+    }
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(context);

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
 import { WsConsumer } from "./consumer.js";
+import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./limits.js";
 import { WsProducer } from "./producer.js";
 
 export interface WebSocketTransportOptions {
@@ -9,15 +10,23 @@ export interface WebSocketTransportOptions {
   logger: Logger;
   sendTimeoutMs?: number;
   pingIntervalMs?: number;
+  /** The broker's `maxMessageSize` (default 6 MiB, as toolmesh's deployments set it; Pulsar's is 5 MiB). */
+  brokerMaxMessageSize?: number;
+  /** The broker's `webSocketMaxTextFrameSize` (default 10 MiB, as toolmesh's deployments set it; Pulsar's is 1 MiB). */
+  maxFrameSize?: number;
 }
 
 /** Pulsar's WebSocket API (`/ws/v2/...`): JSON frames, base64 payloads, one session per producer/consumer. */
 export class WebSocketTransport implements Transport {
+  readonly maxMessageSize: number;
+  private readonly maxFrameSize: number;
   private readonly baseUrl: string;
   private readonly channels = new Set<{ close(): Promise<void> }>();
 
   constructor(private readonly options: WebSocketTransportOptions) {
     this.baseUrl = options.webServiceUrl.replace(/^http/, "ws").replace(/\/+$/, "");
+    this.maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
+    this.maxMessageSize = webSocketMessageLimit(options.brokerMaxMessageSize ?? DEFAULT_BROKER_MAX_MESSAGE_SIZE, this.maxFrameSize);
   }
 
   async createProducer(topic: string): Promise<ProducerChannel> {
@@ -26,6 +35,7 @@ export class WebSocketTransport implements Transport {
       topic,
       logger: this.options.logger,
       sendTimeoutMs: this.options.sendTimeoutMs ?? 30_000,
+      maxFrameSize: this.maxFrameSize,
       pingIntervalMs: this.options.pingIntervalMs,
     });
     return this.track(producer, () => producer.start());

@@ -1,0 +1,132 @@
+import type { Logger } from "pino";
+import { z } from "zod";
+import { parseTopic } from "@toolmesh/schema";
+
+/** The parts of the broker's topic stats (`GET /admin/v2/non-persistent/.../stats`) this reads. */
+const TopicStats = z.object({
+  msgInCounter: z.number(),
+  subscriptions: z.record(
+    z.string(),
+    z.object({
+      msgOutCounter: z.number(),
+      consumers: z.array(z.object({ consumerName: z.string().optional(), connectedSince: z.string().optional() })).default([]),
+    }),
+  ),
+});
+
+export interface BrokerDropsOptions {
+  /** The broker's web service (admin REST API), e.g. `http://127.0.0.1:8080`. */
+  webServiceUrl: string;
+  /** The subscriptions to watch, asked at every poll (e.g. `() => pulsarClient.subscriptionNames`). */
+  subscriptions: () => Array<{ topic: string; subscription: string }>;
+  /** Called with each newly counted number of dropped messages (0 when a subscription is first seen). */
+  onDropped: (topic: string, subscription: string, count: number) => void;
+  logger: Logger;
+  /** Time between polls; 0 polls only when asked (`poll()`). */
+  intervalMs: number;
+}
+
+interface Watched {
+  baseline: number;
+  counted: number;
+  msgIn: number;
+  msgOut: number;
+  consumers: Set<string>;
+}
+
+/**
+ * Counts the messages the broker dropped on this process's non-persistent subscriptions, from counters
+ * the broker keeps. On a non-persistent topic every message published goes to each subscription at once
+ * or nowhere (no permits left, no consumer), so `msgInCounter` of the topic minus `msgOutCounter` of the
+ * subscription is what that subscription never got. Counting starts at the first poll that sees the
+ * subscription; when the counters restart (topic reloaded, subscription made again: none of the consumers
+ * seen before is left) counting starts over. It can only miss drops then, never invent them. (The
+ * broker's own `msgDropRate` is a rate over its last stats interval, not a count.)
+ */
+export class BrokerDrops {
+  private readonly watched = new Map<string, Watched>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private refused = false;
+
+  constructor(private readonly options: BrokerDropsOptions) {}
+
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => void this.poll(), this.options.intervalMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Reads the stats of every watched topic once (a poll already running is joined, not repeated). */
+  poll(): Promise<void> {
+    this.polling ??= this.readAll().finally(() => (this.polling = undefined));
+    return this.polling;
+  }
+
+  private async readAll(): Promise<void> {
+    if (this.refused) return;
+    const byTopic = new Map<string, string[]>();
+    for (const { topic, subscription } of this.options.subscriptions()) {
+      if (parseTopic(topic).persistence !== "non-persistent") continue;
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), subscription]);
+    }
+    for (const key of this.watched.keys()) {
+      const [topic, subscription] = JSON.parse(key) as [string, string];
+      if (!byTopic.get(topic)?.includes(subscription)) this.watched.delete(key);
+    }
+    for (const [topic, subscriptions] of byTopic) {
+      const stats = await this.read(topic);
+      if (!stats) continue;
+      for (const subscription of subscriptions) this.count(topic, subscription, stats);
+    }
+  }
+
+  private async read(topic: string): Promise<z.output<typeof TopicStats> | undefined> {
+    const t = parseTopic(topic);
+    const path = [t.tenant, t.namespace, t.topic].map(encodeURIComponent).join("/");
+    const url = `${this.options.webServiceUrl.replace(/\/+$/, "")}/admin/v2/non-persistent/${path}/stats`;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      if (response.status === 401 || response.status === 403) {
+        this.refused = true;
+        this.options.logger.warn({ status: response.status }, "the broker's admin API refused topic stats; broker-reported drops are not counted");
+        return undefined;
+      }
+      if (!response.ok) return undefined; // 404: the topic is not loaded (nothing published or subscribed)
+      const parsed = TopicStats.safeParse(await response.json());
+      return parsed.success ? parsed.data : undefined;
+    } catch (err) {
+      this.options.logger.debug({ topic, err: (err as Error).message }, "could not read topic stats");
+      return undefined;
+    }
+  }
+
+  private count(topic: string, subscription: string, stats: z.output<typeof TopicStats>): void {
+    const key = JSON.stringify([topic, subscription]);
+    const sub = stats.subscriptions[subscription];
+    if (!sub) {
+      this.watched.delete(key);
+      return;
+    }
+    const consumers = new Set(sub.consumers.map((c) => `${c.consumerName ?? ""}@${c.connectedSince ?? ""}`));
+    const undelivered = stats.msgInCounter - sub.msgOutCounter;
+    const seen = this.watched.get(key);
+    const restarted =
+      !seen || stats.msgInCounter < seen.msgIn || sub.msgOutCounter < seen.msgOut || ![...seen.consumers].some((c) => consumers.has(c));
+    if (restarted) {
+      this.watched.set(key, { baseline: undelivered, counted: 0, msgIn: stats.msgInCounter, msgOut: sub.msgOutCounter, consumers });
+      if (!seen) this.options.onDropped(topic, subscription, 0); // watched from now on: a 0 says so
+      return;
+    }
+    Object.assign(seen, { msgIn: stats.msgInCounter, msgOut: sub.msgOutCounter, consumers });
+    const dropped = undelivered - seen.baseline;
+    if (dropped > seen.counted) {
+      this.options.onDropped(topic, subscription, dropped - seen.counted);
+      seen.counted = dropped;
+    }
+  }
+}
