@@ -1,4 +1,4 @@
-import { ClosedError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "@toolmesh/pulsar";
+import { ClosedError, MessageTooLargeError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "@toolmesh/pulsar";
 import { ErrorType, type WireError } from "@toolmesh/schema";
 
 /** Error types the gateway itself answers with, beside the shared ones in @toolmesh/schema. */
@@ -10,6 +10,7 @@ export const GatewayErrorType = {
   unknownService: "unknown-service",
   configError: ErrorType.configError,
   timeout: ErrorType.timeout,
+  tooLarge: ErrorType.tooLarge,
   badGateway: "bad-gateway",
   unavailable: "unavailable",
   internal: ErrorType.internal,
@@ -41,6 +42,8 @@ export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof ClosedError) {
     return new GatewayError(503, GatewayErrorType.unavailable, "the gateway is shutting down; retry");
   }
+  // Refused before it was sent: the caller's request is too big for the bus, and may say so (no internals).
+  if (err instanceof MessageTooLargeError) return new GatewayError(413, GatewayErrorType.tooLarge, err.message);
   if (err instanceof SendError) {
     return new GatewayError(502, GatewayErrorType.badGateway, "the request could not be delivered to the broker");
   }
