@@ -8,6 +8,7 @@ import { registerGetConfig } from "./get-config.js";
 import { registerInvokeMcpTool } from "./invoke-mcp-tool.js";
 import { registerInvokeTool } from "./invoke-tool.js";
 import { registerListConfig } from "./list-config.js";
+import { registerMcp } from "./mcp.js";
 import { registerPutConfig } from "./put-config.js";
 import { registerSetMcpTool } from "./set-mcp-tool.js";
 import { registerSetToolService } from "./set-tool-service.js";
@@ -34,6 +35,7 @@ export function registerCommands(program: Command, context: CliContext): void {
     registerInvokeMcpTool,
     registerAgent,
     registerShowRun,
+    registerMcp,
   ]) {
     register(program, context);
   }

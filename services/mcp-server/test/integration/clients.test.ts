@@ -1,15 +1,17 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pythonPeer } from "@toolmesh/test-support";
+import { pythonPeer, waitFor } from "@toolmesh/test-support";
+import { clientConfig } from "../support/client-config.js";
 import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
 
 const run = promisify(execFile);
@@ -74,29 +76,62 @@ describe("the Python MCP SDK client (mcp 2.3.0)", () => {
   });
 });
 
-describe("the MCP Inspector's CLI mode", () => {
-  const inspector = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", system.mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${TOKEN}`, ...args], {
-      timeout: 60_000,
-      // Its catalog file goes to a scratch folder, not the home directory.
-      env: { ...process.env, MCP_CATALOG_PATH: join(mkdtempSync(join(tmpdir(), "inspector-")), "mcp.json") },
-    });
+describe("the MCP Inspector's CLI mode, configured with README's snippet", () => {
+  let configFile = "";
+  beforeAll(() => {
+    const dir = mkdtempSync(join(tmpdir(), "inspector-"));
+    configFile = join(dir, "mcp.json");
+    writeFileSync(configFile, JSON.stringify(clientConfig(system.mcpUrl, TOKEN), null, 2));
+  });
+  const inspector = async (server: string, ...args: string[]) => {
+    const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", "--config", configFile, "--server", server, ...args], { timeout: 60_000 });
     return stdout;
   };
 
-  it("lists the catalog", async () => {
-    const stdout = await inspector("--method", "tools/list");
-    const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
-    console.log("Inspector tools/list:", tools.map((t) => t.name).join(", "));
+  it.each(["toolmesh", "toolmesh-stdio"])("lists the catalog (%s)", async (server) => {
+    const { tools } = JSON.parse(await inspector(server, "--method", "tools/list")) as { tools: Array<{ name: string }> };
+    console.log(`Inspector (${server}) tools/list:`, tools.map((t) => t.name).join(", "));
     expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
   });
 
   it("calls a joke-service tool and an mcp-tool tool", async () => {
-    const joke = JSON.parse(await inspector("--method", "tools/call", "--tool-name", "tell-dad-joke", "--tool-arg", "topic=cats"));
+    const joke = JSON.parse(await inspector("toolmesh", "--method", "tools/call", "--tool-name", "tell-dad-joke", "--tool-arg", "topic=cats"));
     console.log("Inspector tools/call tell-dad-joke:", JSON.stringify(joke));
     expect(joke).toMatchObject({ content: [{ type: "text", text: DAD_CATS }] });
-    const echo = JSON.parse(await inspector("--method", "tools/call", "--tool-name", ECHO_TOOL, "--tool-arg", "message=hello from the Inspector"));
+    const echo = JSON.parse(await inspector("toolmesh", "--method", "tools/call", "--tool-name", ECHO_TOOL, "--tool-arg", "message=hello from the Inspector"));
     console.log(`Inspector tools/call ${ECHO_TOOL}:`, JSON.stringify(echo));
     expect(echo).toMatchObject({ content: [{ type: "text", text: "Echo: hello from the Inspector" }] });
+  });
+});
+
+describe("tg mcp (stdio bridge) driven by the TS SDK client, launched as README's snippet says", () => {
+  it("initializes, lists, calls both kinds of tool, and passes list_changed through", async () => {
+    const { command, args, env } = clientConfig(system.mcpUrl, TOKEN).mcpServers["toolmesh-stdio"];
+    const transport = new StdioClientTransport({ command, args, env: { ...getDefaultEnvironment(), ...env }, stderr: "pipe" });
+    const client = new Client({ name: "stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe("toolmesh");
+      expect(client.getInstructions()).toMatch(/following the newest catalog revision/);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+      const joke = await client.callTool({ name: "tell-dad-joke", arguments: { topic: "cats" } });
+      const echo = await client.callTool({ name: ECHO_TOOL, arguments: { message: "hello over stdio" } });
+      console.log("tg mcp:", tools.length, "tools;", JSON.stringify(joke), JSON.stringify(echo));
+      expect(joke).toMatchObject({ content: [{ type: "text", text: DAD_CATS }] });
+      expect(echo).toMatchObject({ content: [{ type: "text", text: "Echo: hello over stdio" }] });
+      await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/unknown tool 'nope'/);
+
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+      await system.putConfig([
+        { type: "tool-service", key: "jokes", value: { id: "jokes", topic: "joke", "config-params": ["style"] } },
+        { type: "tool", key: "tell-another", value: { type: "tool-service", name: "tell-another", service: "jokes", style: "one-liner", arguments: [{ name: "topic" }] } },
+      ]);
+      await waitFor(() => changed > 0, { timeoutMs: 15_000, description: "list_changed through tg mcp" });
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("tell-another");
+    } finally {
+      await client.close();
+    }
   });
 });
