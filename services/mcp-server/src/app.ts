@@ -35,7 +35,8 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   const sessions = new SessionRegistry({ idleMs: env.MCP_SESSION_IDLE_MS, maxSessions: env.MCP_MAX_SESSIONS, metrics, logger: logger.child({ component: "sessions" }) });
   const invoker = new BindingInvoker(runtime.pulsar, runtime.name);
   catalog.onNewRevision((revision) => sessions.follow(revision));
-  runtime.addReadinessCheck("catalog", () => catalog.latestNumber > 0);
+  // Ready once the registry answers, even with no revision yet (sessions then get a clear 503 until one exists).
+  runtime.addReadinessCheck("catalog", () => catalog.reachable);
   // Hooks run newest first: sessions close (ending their streams) before the Pulsar clients behind them.
   runtime.onShutdown(() => catalog.close());
   runtime.onShutdown(() => invoker.close());

@@ -39,6 +39,8 @@ export class RevisionCatalog {
   private push: Subscription | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private newest = 0;
+  private answered = false;
+  private closed = false;
 
   constructor(private readonly options: RevisionCatalogOptions) {}
 
@@ -64,7 +66,25 @@ export class RevisionCatalog {
       },
     );
     this.pollTimer = setInterval(() => void this.current().catch(() => undefined), this.options.pollMs).unref();
-    void this.current().catch((err: unknown) => this.options.logger.warn({ reason: (err as Error).message }, "tool registry not reachable yet"));
+    void this.firstContact();
+  }
+
+  /** Asks for the current revision until the registry answers at all (readiness waits for that). */
+  private async firstContact(): Promise<void> {
+    while (!this.answered && !this.closed) {
+      try {
+        await this.current();
+      } catch (err) {
+        if (this.answered) return;
+        this.options.logger.warn({ reason: (err as Error).message }, "tool registry not reachable yet; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
+      }
+    }
+  }
+
+  /** The registry has answered at least once (with a revision or with "none yet"). */
+  get reachable(): boolean {
+    return this.answered;
   }
 
   /** The newest revision number seen so far (0 = none yet). */
@@ -98,6 +118,7 @@ export class RevisionCatalog {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.pollTimer);
     await this.push?.close();
     await this.registry?.close();
@@ -106,6 +127,7 @@ export class RevisionCatalog {
   private async ask(request: { operation: "current" } | { operation: "get-revision"; revision_number: number }) {
     if (!this.registry) throw new Error("the revision catalog is not started");
     const reply = await this.registry.request(request);
+    this.answered = true;
     if (reply.error) {
       if (reply.error.type === "not-found") throw new UnknownRevisionError(reply.error.message);
       throw new Error(`tool registry: ${reply.error.type}: ${reply.error.message}`);
