@@ -38,7 +38,7 @@ beforeAll(async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
 }, 180_000);
 afterAll(async () => {
-  await client?.close();
+  await client?.close().catch(() => undefined);
   await system.stop();
 });
 
@@ -105,6 +105,7 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
         });
       }
       expect((await fetch(`${system.processes.get("mcp-server")!.url}/.well-known/oauth-protected-resource`)).status).toBe(404);
+      expect(await oauth.stop()).toBe(0);
     } finally {
       await oauth.stop();
     }
@@ -159,5 +160,12 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(calls.at(-1)).toMatchObject({ session: (client.transport as StreamableHTTPClientTransport).sessionId, revision, tool: "tell-pun", outcome: "ok" });
     expect(logs).not.toContain(SECRET);
     expect(logs).not.toContain('"cats"');
+  });
+
+  it("stops gracefully on SIGTERM (exit 0) while sessions and their streams are open", async () => {
+    const server = system.processes.get("mcp-server")!;
+    expect(server.logs).toContain('"msg":"session opened"');
+    expect(await server.stop()).toBe(0);
+    expect(server.logs).toContain('"msg":"stopped"');
   });
 });
