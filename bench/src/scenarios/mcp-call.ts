@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Pool } from "undici";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, requestTopic, responseTopic } from "@toolmesh/schema";
@@ -21,9 +22,12 @@ export interface McpCallTarget extends CallTarget {
 
 /**
  * MCP `tools/call` through the real mcp-server process (config and tool-registry as processes too, so the
- * tool comes from a real catalog revision), by one MCP TypeScript SDK client session shared by every
- * worker; the trivial tool runs in this process as in `tool-call`. The mcp-server logs at info, as it runs
- * in production: its one log line per call is part of what is measured.
+ * tool comes from a real catalog revision); the trivial tool runs in this process as in `tool-call`. The
+ * session is opened by the MCP TypeScript SDK client; the calls are then sent on it as plain Streamable
+ * HTTP POSTs (JSON-RPC in, one SSE `message` event out) over keep-alive connections, as `gateway-rest`
+ * does, because the SDK client's own CPU (about 1 ms a call) shares the two cores with the server and
+ * would hide what the server costs. The mcp-server logs at info, as in production: its one log line per
+ * call is part of what is measured.
  */
 export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), "toolmesh-bench-mcp-"));
@@ -72,17 +76,38 @@ export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
     );
     const server = await start("mcp-server", { LOG_LEVEL: "info", ...profileEnv(ctx, "mcp-server") });
     client = new Client({ name: "toolmesh-bench", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-    const session = client;
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
+    await client.connect(transport);
+    const pool = new Pool(server.url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": transport.sessionId!,
+      "mcp-protocol-version": transport.protocolVersion!,
+    };
     return {
       serverPid: server.pid,
       async call(i) {
         const args = benchArgs(i);
-        const result = await session.callTool({ name: TOOL, arguments: { ...args } });
-        const text = (result.content as Array<{ text?: string }>)[0]?.text;
-        if (result.isError || text !== benchAnswer(args)) throw new Error(`MCP call ${i}: unexpected result ${JSON.stringify(result).slice(0, 200)}`);
+        const response = await pool.request({
+          method: "POST",
+          path: "/mcp",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: TOOL, arguments: args } }),
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        });
+        const body = await response.body.text();
+        const data = /^data: (.*)$/m.exec(body)?.[1];
+        const reply = data ? (JSON.parse(data) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } }) : undefined;
+        if (response.statusCode !== 200 || reply?.id !== i || reply.result?.isError || reply.result?.content?.[0]?.text !== benchAnswer(args)) {
+          throw new Error(`MCP call ${i}: HTTP ${response.statusCode} ${body.slice(0, 200)}`);
+        }
       },
-      close: stop,
+      close: async () => {
+        await pool.close();
+        await stop();
+      },
     };
   } catch (err) {
     await stop();
