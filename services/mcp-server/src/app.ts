@@ -1,6 +1,6 @@
 import type { ServiceRuntime } from "@toolmesh/base";
 import { ArgumentValidator } from "./argument-validator.js";
-import { bearerAuth, metadataPath, registerResourceMetadata } from "./auth.js";
+import { bearerAuth, metadataPath, originCheck, registerResourceMetadata } from "./auth.js";
 import { BindingInvoker } from "./binding-invoker.js";
 import { RevisionCatalog } from "./catalog.js";
 import type { McpServerEnv } from "./env.js";
@@ -49,6 +49,7 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   const metadataUrl = resource ? new URL(metadataPath(resource), resource).href : undefined;
 
   await runtime.http.register(async (scope) => {
+    scope.addHook("onRequest", originCheck(env.MCP_ALLOWED_ORIGINS));
     scope.addHook("onRequest", bearerAuth({ token: env.GATEWAY_TOKEN, metadataUrl }));
     await registerMcpRoutes(scope, { catalog, views, sessions, listTools, callTool, logger });
   });

@@ -56,3 +56,16 @@ export function registerResourceMetadata(app: FastifyInstance, { resource, autho
     app.get(path, async (_request, reply) => reply.header("cache-control", "max-age=300").send(document));
   }
 }
+
+/**
+ * An onRequest hook refusing browser requests from origins not listed (MCP_ALLOWED_ORIGINS): a page on
+ * another site, or a DNS-rebinding one, must not reach tools on a local server. No Origin = not a browser.
+ */
+export function originCheck(allowed: readonly string[]) {
+  const origins = new Set(allowed);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined || origins.has(origin)) return;
+    await reply.status(403).send({ error: { type: "forbidden", message: `origin '${origin}' may not call this MCP server (MCP_ALLOWED_ORIGINS)` } });
+  };
+}

@@ -15,6 +15,14 @@ export const McpServerEnv = BaseEnv.extend({
   MCP_AUTHORIZATION_SERVERS: urlList.default([]),
   /** This server's public URL (e.g. https://tools.example.com/mcp): the `resource` of that metadata. */
   MCP_RESOURCE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Origins (scheme://host:port) whose browser pages may call /mcp. A request with any other `Origin` header
+   * is refused (403): the spec's guard against DNS rebinding. Non-browser clients send no Origin.
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((text) => text.split(",").map((o) => o.trim().replace(/\/$/, "")).filter(Boolean))
+    .default([]),
   /** Time one tools/call may take, from the request to the tool's last reply. */
   MCP_CALL_TIMEOUT_MS: milliseconds.default(30_000),
   /** Time for the tool registry to answer (current revision, a revision's tools). */

@@ -129,6 +129,20 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(unknownSession.json().error.message).toMatch(/^session '00000000-0000-0000-0000-000000000000' not found/);
   });
 
+  it("an older protocol version is negotiated; an unknown one gets the newest; a foreign browser origin is refused", async () => {
+    const versionFor = async (asked: string) => {
+      const reply = await post("/mcp", JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: asked } }));
+      const data = /^data: (.*)$/m.exec(reply.text)?.[1];
+      return (JSON.parse(data ?? "{}") as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+    };
+    expect(await versionFor("2025-03-26")).toBe("2025-03-26");
+    expect(await versionFor("2024-11-05")).toBe("2024-11-05");
+    expect(await versionFor("1999-01-01")).toBe(LATEST_PROTOCOL_VERSION);
+    const foreign = await post("/mcp", JSON.stringify(initialize), { authorization: `Bearer ${TOKEN}`, origin: "https://evil.example.com" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.json().error.message).toBe("origin 'https://evil.example.com' may not call this MCP server (MCP_ALLOWED_ORIGINS)");
+  });
+
   it("a revision that does not exist: 404 with a message naming it (raw and through the SDK)", async () => {
     const raw = await post("/mcp?revision=999", JSON.stringify(initialize));
     console.log("unknown revision:", raw.status, raw.text);

@@ -17,6 +17,10 @@ describe("mcp-server env", () => {
     expect(() => loadEnv({ MCP_AUTHORIZATION_SERVERS: "https://a.example.com" })).toThrow(/MCP_RESOURCE_URL: is required when MCP_AUTHORIZATION_SERVERS is set/);
   });
 
+  it("reads allowed origins without trailing slashes", () => {
+    expect(loadEnv({ MCP_ALLOWED_ORIGINS: "http://localhost:6274/, https://app.example.com" }).MCP_ALLOWED_ORIGINS).toEqual(["http://localhost:6274", "https://app.example.com"]);
+  });
+
   it("names every bad variable at once", () => {
     try {
       loadEnv({ MCP_PAGE_SIZE: "0", MCP_AUTHORIZATION_SERVERS: "ftp://x", MCP_CALL_TIMEOUT_MS: "soon" });
