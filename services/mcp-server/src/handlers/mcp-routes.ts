@@ -15,8 +15,9 @@ export interface McpRouteDeps extends SessionFactoryDeps {
   logger: Logger;
 }
 
-/** JSON-RPC's error shape (what MCP clients read), with toolmesh's `{type}` in `data`. */
+/** JSON-RPC's error shape (what MCP clients read), with toolmesh's `{type}` in `data`; each refusal is logged. */
 function rpcError(reply: FastifyReply, status: number, code: number, type: string, message: string, id: unknown = null) {
+  reply.log.info({ status, type, reason: message }, "refused an MCP request");
   return reply.status(status).send({ jsonrpc: "2.0", id, error: { code, message, data: { type } } });
 }
 

@@ -172,6 +172,7 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     const calls = logs.split("\n").filter((l) => l.includes('"msg":"tools/call"')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(calls.length).toBe(6);
     expect(calls.at(-1)).toMatchObject({ session: (client.transport as StreamableHTTPClientTransport).sessionId, revision, tool: "tell-pun", outcome: "ok" });
+    expect(logs).toMatch(/"status":404,"type":"not-found","reason":"unknown catalog revision 999[^"]*","msg":"refused an MCP request"/);
     expect(logs).not.toContain(SECRET);
     expect(logs).not.toContain('"cats"');
   });
