@@ -41,7 +41,7 @@ export async function openSession(deps: SessionFactoryDeps, catalog: SessionCata
   );
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
-    onsessioninitialized: (id): void => deps.sessions.add({ id, transport, server, catalog, lastUsed: Date.now() }),
+    onsessioninitialized: (id): void => deps.sessions.add({ id, transport, server, catalog, lastUsed: Date.now(), openStreams: 0 }),
   });
   server.onclose = () => deps.sessions.remove(transport.sessionId);
   await server.connect(transport);

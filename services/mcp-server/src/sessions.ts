@@ -12,6 +12,8 @@ export interface McpSession {
   server: Server;
   catalog: SessionCatalog;
   lastUsed: number;
+  /** Server-to-client streams (GET) open now: a client listening for notifications is not idle. */
+  openStreams: number;
 }
 
 export interface SessionRegistryOptions {
@@ -23,7 +25,7 @@ export interface SessionRegistryOptions {
 
 /**
  * The sessions this instance holds (Streamable HTTP sessions live in memory: replicas need routing by the
- * `Mcp-Session-Id` header). Idle sessions are closed; latest-following sessions are moved to each new
+ * `Mcp-Session-Id` header). Idle sessions (no request, no open stream) are closed; latest-following sessions are moved to each new
  * revision and sent `notifications/tools/list_changed` when their tool list changed.
  */
 export class SessionRegistry {
@@ -84,7 +86,7 @@ export class SessionRegistry {
   private sweep(): void {
     const cutoff = Date.now() - this.options.idleMs;
     for (const session of this.sessions.values()) {
-      if (session.lastUsed < cutoff) void session.transport.close().catch(() => undefined);
+      if (session.openStreams === 0 && session.lastUsed < cutoff) void session.transport.close().catch(() => undefined);
     }
   }
 }

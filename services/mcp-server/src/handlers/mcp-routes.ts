@@ -99,6 +99,13 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const { id, session } = existing(request, group ?? null);
     if (id === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: initialize first");
     if (!session) return rpcError(reply, 404, -32001, "not-found", `session '${id}' not found: initialize again`);
+    if (request.method === "GET") {
+      session.openStreams++;
+      reply.raw.once("close", () => {
+        session.openStreams--;
+        session.lastUsed = Date.now();
+      });
+    }
     return handOver(session.transport, request, reply, deps.logger);
   };
 

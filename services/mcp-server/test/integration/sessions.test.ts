@@ -40,8 +40,8 @@ async function listAll(client: Client) {
 }
 
 beforeAll(async () => {
-  // Pages of 2 tools, so every listing here also exercises the cursor.
-  await system.start({ MCP_PAGE_SIZE: "2" });
+  // Pages of 2 tools, so every listing here also exercises the cursor; sessions idle after 3 s.
+  await system.start({ MCP_PAGE_SIZE: "2", MCP_SESSION_IDLE_MS: "3000" });
   firstRevision = await system.waitForTools([...JOKE_TOOLS, ECHO_TOOL]);
 }, 180_000);
 afterAll(async () => {
@@ -119,5 +119,21 @@ describe("sessions, revisions and tool groups", () => {
     const defaults = await connect("/mcp/groups/default");
     expect((await listAll(defaults.client)).names).toEqual(BEFORE);
     await expect(defaults.client.callTool({ name: "count-up", arguments: { to: 1 } })).rejects.toThrow(/group 'default'/);
+  });
+
+  it("closes a session left idle, but not one whose client keeps its notification stream open", async () => {
+    const listening = await connect("/mcp?revision=latest");
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKEN}` };
+    const opened = await fetch(system.mcpUrl, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "idle", version: "1" } } }),
+    });
+    await opened.text();
+    const idle = opened.headers.get("mcp-session-id")!;
+    const ping = () =>
+      fetch(system.mcpUrl, { method: "POST", headers: { ...headers, "mcp-session-id": idle, "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    await waitFor(async () => (await ping()).status === 404, { timeoutMs: 20_000, intervalMs: 7_000, description: "the idle session to be closed" });
+    expect((await listAll(listening.client)).names).toEqual(AFTER);
   });
 });
