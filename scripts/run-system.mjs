@@ -29,6 +29,7 @@ const services = [
   }],
   ["agent", ServicePorts["agent"], { AGENT_DATA_DIR: `${dataDir}/agent` }],
   ["api-gateway", gatewayPort, {}],
+  ["mcp-server", ServicePorts["mcp-server"], {}],
 ];
 
 const colors = [36, 33, 35, 32, 34, 31];
@@ -140,6 +141,7 @@ try {
       "",
       `toolmesh is up. Gateway: ${gatewayUrl}  (OpenAPI: ${gatewayUrl}/api/v1/openapi.json)`,
       `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s http://127.0.0.1:8704/tools/catalog)` : "being built (curl -s http://127.0.0.1:8704/tools/catalog)"}`,
+      "MCP endpoint: http://127.0.0.1:8706/mcp (README: \"Use toolmesh from an MCP client\")",
       "first tool call:",
       `  npm run tg -- invoke-tool -n tell-joke -a '{"topic": "cats"}'`,
       "the agent needs an OpenAI-compatible LLM: set OPENAI_BASE_URL and OPENAI_MODEL before npm run up",

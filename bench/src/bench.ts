@@ -11,13 +11,14 @@ import { gatewayRest } from "./scenarios/gateway-rest.js";
 import { gatewaySocket } from "./scenarios/gateway-socket.js";
 import { type GatewaySystem, startGatewaySystem } from "./scenarios/gateway-system.js";
 import { type RefreshTiming, registryRefresh } from "./scenarios/registry.js";
+import { type McpCallTarget, startMcpCall } from "./scenarios/mcp-call.js";
 import { startToolCall } from "./scenarios/tool-call.js";
 import type { BenchContext, CallTarget } from "./scenarios/types.js";
 import { type LoadResult, combineRounds, runLoad } from "./stats.js";
 
 const RESULTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../results");
 
-const CALL_SCENARIOS = ["baseline", "baseline-coalesced", "tool-call", "gateway-rest", "gateway-socket"] as const;
+const CALL_SCENARIOS = ["baseline", "baseline-coalesced", "tool-call", "gateway-rest", "gateway-socket", "mcp-call"] as const;
 type CallScenario = (typeof CALL_SCENARIOS)[number];
 
 /** Knobs (environment): what to run and how much; defaults are the issue's. */
@@ -68,6 +69,7 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Promise<CallRow[]> {
   const targets = new Map<CallScenario, CallTarget>();
   let system: GatewaySystem | undefined;
+  let mcp: McpCallTarget | undefined;
   try {
     for (const scenario of s.callScenarios) {
       log(`starting ${scenario}`);
@@ -77,6 +79,7 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Prom
       if (scenario.startsWith("gateway-")) system ??= await startGatewaySystem(ctx);
       if (scenario === "gateway-rest") targets.set(scenario, gatewayRest(system!));
       if (scenario === "gateway-socket") targets.set(scenario, await gatewaySocket(system!));
+      if (scenario === "mcp-call") targets.set(scenario, (mcp = await startMcpCall(ctx)));
     }
     const results = new Map<string, LoadResult[]>();
     const order = [...targets.keys()];
@@ -90,7 +93,12 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Prom
             calls: s.calls,
             warmup: Math.max(200, 10 * concurrency),
             capMs: s.capMs,
-            pids: { broker: brokerPid(ctx.webServiceUrl), ...(scenario.startsWith("gateway-") ? { gateway: system?.gateway.pid } : {}) },
+            // The front door's process: the api-gateway, or the mcp-server for MCP calls.
+            pids: {
+              broker: brokerPid(ctx.webServiceUrl),
+              ...(scenario.startsWith("gateway-") ? { gateway: system?.gateway.pid } : {}),
+              ...(scenario === "mcp-call" ? { gateway: mcp?.serverPid } : {}),
+            },
           });
           const key = `${scenario} ${concurrency}`;
           results.set(key, [...(results.get(key) ?? []), result]);
@@ -106,7 +114,7 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Prom
       };
       for (const scenario of order) {
         const combined = combineRounds(results.get(`${scenario} ${concurrency}`)!);
-        rows.push({ scenario, ...combined, ...callTarget(scenario, combined, p50Of("baseline"), p50Of("baseline-coalesced")) });
+        rows.push({ scenario, ...combined, ...callTarget(scenario, combined, p50Of("baseline"), p50Of("baseline-coalesced"), p50Of("tool-call")) });
       }
     }
     return rows;

@@ -8,6 +8,8 @@ export const TARGETS = {
   registry10kMs: 1_000,
   idleRssMb: 120,
   coldStartMs: 1_500,
+  /** MCP tools/call over a direct ToolServiceClient call, p50 at c=1. */
+  mcpAddedP50Ms: 1,
 } as const;
 
 export interface CallRow extends LoadResult {
@@ -36,6 +38,7 @@ export function callTarget(
   result: LoadResult,
   baselineP50: number,
   coalescedP50: number,
+  toolCallP50 = Number.NaN,
 ): Omit<CallRow, keyof LoadResult | "scenario"> {
   const ratioP50 = result.p50 / baselineP50;
   const ratioCoalescedP50 = result.p50 / coalescedP50;
@@ -44,6 +47,10 @@ export function callTarget(
   if (scenario === "tool-call" && Number.isFinite(ratioP50)) {
     goals.push(`p50 ≤ ${TARGETS.toolCallRatioP50}× base`);
     checks.push(ratioP50 <= TARGETS.toolCallRatioP50);
+  }
+  if (scenario === "mcp-call" && result.concurrency === 1 && Number.isFinite(toolCallP50)) {
+    goals.push(`p50 ≤ tool-call + ${TARGETS.mcpAddedP50Ms} ms (+${(result.p50 - toolCallP50).toFixed(2)})`);
+    checks.push(result.p50 - toolCallP50 <= TARGETS.mcpAddedP50Ms);
   }
   if (!scenario.startsWith("baseline") && result.concurrency === 32) {
     goals.push(`≥ ${TARGETS.callsPerSecAtC32} calls/s`);

@@ -25,7 +25,7 @@ export function buildProgram(io: Io): Command {
     .addHelpText(
       "after",
       "\nEnvironment:\n  TG_URL         api-gateway base URL (default http://127.0.0.1:8088)\n" +
-        "  TG_TOKEN       bearer token for the gateway\n  TG_TIMEOUT_MS  per-call timeout (default 120000)\n",
+        "  TG_TOKEN       bearer token for the gateway (and the MCP endpoint)\n  TG_MCP_URL     MCP endpoint for `tg mcp` (default http://127.0.0.1:8706/mcp)\n  TG_TIMEOUT_MS  per-call timeout (default 120000)\n",
     );
   registerCommands(program, createContext(io));
   return program;

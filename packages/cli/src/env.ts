@@ -10,6 +10,8 @@ export const CliEnv = z.object({
   TG_TOKEN: z.string().optional(),
   /** How long one gateway call may take; the gateway's own timeout (504) normally comes first. */
   TG_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** toolmesh's MCP endpoint (services/mcp-server), which `tg mcp` forwards to; TG_TOKEN is its token too. */
+  TG_MCP_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("http://127.0.0.1:8706/mcp"),
 });
 export type CliEnv = z.output<typeof CliEnv>;
 

@@ -22,8 +22,27 @@ export const ManifestEntry = z.object({
   description: z.string().default(""),
   parameters_schema: JsonObject,
   binding: ToolBinding,
+  /** Tool groups (TrustGraph's `group`); a tool without one is in group "default". See `inToolGroups`. */
+  group: z.array(z.string().min(1)).optional(),
+  /** JSON Schema of a JSON result, offered to MCP clients as `outputSchema`. */
+  output_schema: JsonObject.optional(),
+  /** MCP tool annotations (`readOnlyHint`, `title`, ...), passed through to MCP clients. */
+  annotations: JsonObject.optional(),
 });
 export type ManifestEntry = z.output<typeof ManifestEntry>;
 
 export const Manifest = z.array(ManifestEntry);
 export type Manifest = z.output<typeof Manifest>;
+
+/** The group of tools that name none (TrustGraph's rule). */
+export const DEFAULT_TOOL_GROUP = "default";
+
+/**
+ * Whether a tool is offered to a request naming `groups`: null or empty = every tool; `*` = every tool;
+ * otherwise the tool's groups (or "default" when it names none) must meet the requested ones.
+ */
+export function inToolGroups(tool: Pick<ManifestEntry, "group">, groups: readonly string[] | null | undefined): boolean {
+  if (!groups || groups.length === 0 || groups.includes("*")) return true;
+  const own = tool.group && tool.group.length > 0 ? tool.group : [DEFAULT_TOOL_GROUP];
+  return own.some((g) => groups.includes(g));
+}

@@ -10,5 +10,6 @@ export const ServicePorts = {
   "tool-registry": 8704,
   agent: 8705,
   "api-gateway": 8088,
+  "mcp-server": 8706,
 } as const;
 export type ServiceWithPort = keyof typeof ServicePorts;

@@ -10,6 +10,7 @@ import { registerInvokeMcpTool } from "./invoke-mcp-tool.js";
 import { registerInvokeTool } from "./invoke-tool.js";
 import { registerListMcpTools } from "./list-mcp-tools.js";
 import { registerListConfig } from "./list-config.js";
+import { registerMcp } from "./mcp.js";
 import { registerPutConfig } from "./put-config.js";
 import { registerSetMcpTool } from "./set-mcp-tool.js";
 import { registerSetToolService } from "./set-tool-service.js";
@@ -40,6 +41,7 @@ export function registerCommands(program: Command, context: CliContext): void {
     registerShowRun,
     registerCatalogCommands,
     registerToolSourceCommands,
+    registerMcp,
   ]) {
     register(program, context);
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AgentRequest, AgentResponse } from "@toolmesh/schema";
+import { type AgentRequest, type AgentResponse, inToolGroups } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
 import type { CatalogClient } from "../catalog-client.js";
 import type { RunStore } from "../run-store.js";
@@ -32,7 +32,9 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
       }
       let revision;
       try {
-        revision = await catalog.revision(request.catalog_revision);
+        const whole = await catalog.revision(request.catalog_revision);
+        // The request's `group` narrows the tools offered (and recorded) to those groups.
+        revision = { ...whole, tools: whole.tools.filter((tool) => inToolGroups(tool, request.group)) };
       } catch (err) {
         yield errorReply(`cannot get the tool catalog: ${(err as Error).message}`, null, request.catalog_revision);
         return;

@@ -47,6 +47,18 @@ describe("agent over the catalog, native tool calling", () => {
     expect((await system.run(pinned.at(-1)!.run_id!)).catalog_revision).toBe(revision1);
   });
 
+  it("offers only the tools of the request's groups (a tool naming none is in 'default')", async () => {
+    await system.putTools({ "tell-grouped": { ...jokeTool("tell-grouped", "one-liner"), group: ["jokes"] } });
+    system.llm.script("Which tools by group", [{ content: "some" }]);
+    const grouped = await system.ask("Which tools by group (jokes)", { group: ["jokes"] });
+    await system.ask("Which tools by group (default)", { group: ["default"] });
+    await system.ask("Which tools by group (all)", { group: null });
+    expect(offered(system.llm.requestsFor("(jokes)")[0])).toEqual(["tell-grouped"]);
+    expect(offered(system.llm.requestsFor("(default)")[0])).toEqual(["tell-dad-joke", "tell-pun"]);
+    expect(offered(system.llm.requestsFor("(all)")[0])).toEqual(["tell-dad-joke", "tell-grouped", "tell-pun"]);
+    expect((await system.run(grouped.at(-1)!.run_id!)).tools_offered).toEqual(["tell-grouped"]);
+  });
+
   it("refuses a pinned tool the revision does not have", async () => {
     system.llm.script("Use the dad joke on revision one", [
       { tool_calls: [{ name: "tell-dad-joke", arguments: { topic: "cats" } }] },

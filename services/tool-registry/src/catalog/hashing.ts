@@ -17,10 +17,14 @@ export function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** A tool's hash covers what a model and a caller see: id, name, description, schema, binding. */
+/**
+ * A tool's hash covers what a model and a caller see: id, name, description, schemas, binding, groups and
+ * annotations. Absent optional fields are left out (canonical JSON drops undefined), so tools without them
+ * keep the hash they had before those fields existed.
+ */
 export function toolHash(entry: ManifestEntry): string {
-  const { tool_id, name, description, parameters_schema, binding } = entry;
-  return sha256(canonicalJson({ tool_id, name, description, parameters_schema, binding }));
+  const { tool_id, name, description, parameters_schema, binding, group, output_schema, annotations } = entry;
+  return sha256(canonicalJson({ tool_id, name, description, parameters_schema, binding, group, output_schema, annotations }));
 }
 
 /** The catalog's hash: over (tool_id, tool hash) pairs sorted by tool_id. */

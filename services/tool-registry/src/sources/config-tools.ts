@@ -31,6 +31,7 @@ export function configTools(view: ConfigView): { entries: ManifestEntry[]; probl
       name: tool.name,
       description: tool.description,
       parameters_schema: argumentsJsonSchema(tool.arguments),
+      ...(tool.group ? { group: tool.group } : {}),
     };
     if (tool.type === "tool-service") {
       const service = services.items.get(tool.service);

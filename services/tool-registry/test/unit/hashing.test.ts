@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ManifestEntry } from "@toolmesh/schema";
-import { canonicalJson, catalogHash, toolHash } from "../../src/catalog/hashing.js";
+import { canonicalJson, catalogHash, sha256, toolHash } from "../../src/catalog/hashing.js";
 
 const entry = (over: Partial<ManifestEntry> = {}): ManifestEntry => ({
   tool_id: "jokes.tell-pun",
@@ -28,6 +28,15 @@ describe("canonical hashing (RFC 8785 + SHA-256)", () => {
     const base = toolHash(entry());
     expect(toolHash(entry({ description: "Tells a better pun" }))).not.toBe(base);
     expect(toolHash(entry({ binding: { kind: "text-completion" } }))).not.toBe(base);
+    expect(toolHash(entry({ group: ["jokes"] }))).not.toBe(base);
+    expect(toolHash(entry({ output_schema: { type: "object" } }))).not.toBe(base);
+    expect(toolHash(entry({ annotations: { readOnlyHint: true } }))).not.toBe(base);
+  });
+
+  it("keeps the hash a tool had before group, output_schema and annotations existed", () => {
+    // The value from before those optional fields were added to the hash: revisions stay stable.
+    const { tool_id, name, description, parameters_schema, binding } = entry();
+    expect(toolHash(entry())).toBe(sha256(canonicalJson({ tool_id, name, description, parameters_schema, binding })));
   });
 
   it("hashes the set independent of order, and differently when a tool changes", () => {

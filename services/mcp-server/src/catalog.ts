@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
+import {
+  type CatalogRevision,
+  ServiceName,
+  ToolRegistryPush,
+  ToolRegistryResponse,
+  Topics,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/schema";
+
+/** The registry answered that it has no such revision (or no revision at all yet). */
+export class UnknownRevisionError extends Error {
+  override name = "UnknownRevisionError";
+}
+
+export interface RevisionCatalogOptions {
+  pulsar: PulsarClient;
+  logger: Logger;
+  /** Start of the private subscription names. */
+  subscriber: string;
+  timeoutMs: number;
+  pollMs: number;
+}
+
+const MAX_CACHED = 64;
+
+/**
+ * The tool registry as seen from here: revisions by number (immutable, so each is fetched once and
+ * cached), the newest revision number (from `notify/tool-registry` pushes, with a poll as safety net for
+ * pushes missed while disconnected), and listeners told about each newer revision.
+ */
+export class RevisionCatalog {
+  private readonly cache = new Map<number, Promise<CatalogRevision>>();
+  private readonly listeners: Array<(revision: CatalogRevision) => void> = [];
+  private registry: RequestClient<typeof ToolRegistryResponse> | undefined;
+  private push: Subscription | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private newest = 0;
+  private answered = false;
+  private closed = false;
+
+  constructor(private readonly options: RevisionCatalogOptions) {}
+
+  async start(): Promise<void> {
+    const { pulsar, subscriber, timeoutMs } = this.options;
+    this.registry = await RequestClient.create(pulsar, {
+      requestTopic: requestTopic(ServiceName.toolRegistry),
+      responseTopic: responseTopic(ServiceName.toolRegistry),
+      responseSchema: ToolRegistryResponse,
+      subscriptionPrefix: `${subscriber}-registry`,
+      timeoutMs,
+    });
+    // Every replica needs every push: an Exclusive subscription of its own.
+    this.push = await pulsar.subscribe(
+      { topic: Topics.toolRegistryNotify, subscription: `${subscriber}-registry-push-${randomUUID()}`, type: "Exclusive" },
+      async (message) => {
+        const decoded = decodeJson(ToolRegistryPush, message.payload);
+        if (!decoded.ok) {
+          this.options.logger.warn({ reason: decoded.reason }, "ignored malformed tool-registry push");
+          return;
+        }
+        await this.advance(decoded.value.revision_number);
+      },
+    );
+    this.pollTimer = setInterval(() => void this.current().catch(() => undefined), this.options.pollMs).unref();
+    void this.firstContact();
+  }
+
+  /** Asks for the current revision until the registry answers at all (readiness waits for that). */
+  private async firstContact(): Promise<void> {
+    while (!this.answered && !this.closed) {
+      try {
+        await this.current();
+      } catch (err) {
+        if (this.answered) return;
+        this.options.logger.warn({ reason: (err as Error).message }, "tool registry not reachable yet; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
+      }
+    }
+  }
+
+  /** The registry has answered at least once (with a revision or with "none yet"). */
+  get reachable(): boolean {
+    return this.answered;
+  }
+
+  /** The newest revision number seen so far (0 = none yet). */
+  get latestNumber(): number {
+    return this.newest;
+  }
+
+  /** Called with each revision newer than any seen before. */
+  onNewRevision(listener: (revision: CatalogRevision) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The registry's current revision; throws UnknownRevisionError when it has none yet. */
+  async current(): Promise<CatalogRevision> {
+    const reply = await this.ask({ operation: "current" });
+    const revision = this.remember(reply);
+    await this.advance(revision.revision_number);
+    return revision;
+  }
+
+  /** One revision by number (cached); throws UnknownRevisionError when the registry has no such revision. */
+  revision(number: number): Promise<CatalogRevision> {
+    let found = this.cache.get(number);
+    if (!found) {
+      found = this.ask({ operation: "get-revision", revision_number: number }).then((reply) => this.remember(reply));
+      found.catch(() => this.cache.delete(number));
+      this.cache.set(number, found);
+      this.trim();
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pollTimer);
+    await this.push?.close();
+    await this.registry?.close();
+  }
+
+  private async ask(request: { operation: "current" } | { operation: "get-revision"; revision_number: number }) {
+    if (!this.registry) throw new Error("the revision catalog is not started");
+    const reply = await this.registry.request(request);
+    this.answered = true;
+    if (reply.error) {
+      if (reply.error.type === "not-found") throw new UnknownRevisionError(reply.error.message);
+      throw new Error(`tool registry: ${reply.error.type}: ${reply.error.message}`);
+    }
+    return reply;
+  }
+
+  private remember(reply: ToolRegistryResponse): CatalogRevision {
+    const revision = reply.revision;
+    if (!revision) throw new Error("the tool registry answered without a revision");
+    if (!this.cache.has(revision.revision_number)) this.cache.set(revision.revision_number, Promise.resolve(revision));
+    this.trim();
+    return revision;
+  }
+
+  /** Records a newer revision number and tells the listeners (with its tools). */
+  private async advance(number: number): Promise<void> {
+    if (number <= this.newest) return;
+    this.newest = number;
+    let revision: CatalogRevision;
+    try {
+      revision = await this.revision(number);
+    } catch (err) {
+      this.options.logger.warn({ revision: number, reason: (err as Error).message }, "could not read a new catalog revision");
+      return;
+    }
+    this.options.logger.info({ revision: number, tools: revision.tool_count }, "new catalog revision");
+    for (const listener of this.listeners) {
+      try {
+        listener(revision);
+      } catch (err) {
+        this.options.logger.error({ err }, "new-revision listener failed");
+      }
+    }
+  }
+
+  /** Keeps the newest revisions only; older ones are fetched again if a pinned session asks. */
+  private trim(): void {
+    while (this.cache.size > MAX_CACHED) {
+      const oldest = Math.min(...this.cache.keys());
+      this.cache.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { type RevisionCatalog, UnknownRevisionError } from "../catalog.js";
+import { type PinMode, SessionCatalog } from "../session-catalog.js";
+import { type SessionFactoryDeps, openSession } from "../session-factory.js";
+import type { SessionRegistry } from "../sessions.js";
+import type { ToolViews } from "../tool-view.js";
+
+export interface McpRouteDeps extends SessionFactoryDeps {
+  catalog: RevisionCatalog;
+  views: ToolViews;
+  sessions: SessionRegistry;
+  logger: Logger;
+}
+
+/** JSON-RPC's error shape (what MCP clients read), with toolmesh's `{type}` in `data`; each refusal is logged. */
+function rpcError(reply: FastifyReply, status: number, code: number, type: string, message: string, id: unknown = null) {
+  reply.log.info({ status, type, reason: message }, "refused an MCP request");
+  return reply.status(status).send({ jsonrpc: "2.0", id, error: { code, message, data: { type } } });
+}
+
+const GROUP = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** `?revision=`: absent = pinned to the current revision, `latest` = follow new revisions, N = pinned to N. */
+function parsePin(raw: unknown): { mode: PinMode; number: number | null } | string {
+  if (raw === undefined || raw === "") return { mode: "pinned", number: null };
+  if (raw === "latest") return { mode: "latest", number: null };
+  if (typeof raw === "string" && /^[1-9][0-9]{0,15}$/.test(raw)) return { mode: "pinned", number: Number(raw) };
+  return `revision must be 'latest' or a revision number, not '${String(raw)}'`;
+}
+
+/**
+ * The Streamable HTTP endpoint, at `/mcp` (the whole catalog) and `/mcp/groups/:group` (one tool group):
+ * POST carries JSON-RPC, GET opens the server-to-client stream, DELETE ends a session. An initialize
+ * without a session id opens one, pinned as `?revision=` says; every other request names its session.
+ */
+export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promise<void> {
+  // The body is parsed here, not by fastify, so a malformed one gets a JSON-RPC parse error.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+  const groupOf = (request: FastifyRequest): string | null | undefined => {
+    const group = (request.params as { group?: string }).group;
+    if (group === undefined) return null;
+    return GROUP.test(group) ? group : undefined;
+  };
+
+  /** The session a request names, if it exists here and belongs to this URL's group. */
+  const existing = (request: FastifyRequest, group: string | null) => {
+    const id = request.headers["mcp-session-id"];
+    if (typeof id !== "string") return { id: undefined, session: undefined };
+    const session = deps.sessions.get(id);
+    return { id, session: session && session.catalog.group === group ? session : undefined };
+  };
+
+  const post = async (request: FastifyRequest, reply: FastifyReply) => {
+    const group = groupOf(request);
+    if (group === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "group names are 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'");
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof request.body === "string" ? request.body : "");
+    } catch (err) {
+      return rpcError(reply, 400, ErrorCode.ParseError, "bad-request", `parse error: the body is not JSON (${(err as Error).message})`);
+    }
+    const { id, session } = existing(request, group);
+    if (id !== undefined) {
+      if (!session) return rpcError(reply, 404, -32001, "not-found", `session '${id}' not found (closed, expired, or opened at another URL): initialize again`);
+      return handOver(session.transport, request, reply, deps.logger, body);
+    }
+    const rpcId = requestId(body);
+    if (!isInitializeRequest(body)) {
+      return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: the first request of a session must be initialize", rpcId);
+    }
+    const pin = parsePin((request.query as { revision?: unknown }).revision);
+    if (typeof pin === "string") return rpcError(reply, 400, ErrorCode.InvalidParams, "bad-request", pin, rpcId);
+    if (deps.sessions.full) return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", "this instance has no room for another session; retry later", rpcId);
+    let catalog: SessionCatalog;
+    try {
+      const revision = pin.number === null ? await deps.catalog.current() : await deps.catalog.revision(pin.number);
+      catalog = new SessionCatalog(deps.views, pin.mode, group, revision);
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (err instanceof UnknownRevisionError && pin.number !== null) {
+        const newest = deps.catalog.latestNumber;
+        const hint = newest > 0 ? ` (the newest is ${newest}; omit ?revision= for it)` : "";
+        return rpcError(reply, 404, ErrorCode.InvalidParams, "not-found", `unknown catalog revision ${pin.number}: ${reason}${hint}`, rpcId);
+      }
+      deps.logger.warn({ reason }, "could not open a session: no catalog revision");
+      return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", `no catalog to serve: ${reason}`, rpcId);
+    }
+    return handOver(await openSession(deps, catalog), request, reply, deps.logger, body);
+  };
+
+  /** GET (the server's stream) and DELETE (end the session) need an existing session. */
+  const withSession = async (request: FastifyRequest, reply: FastifyReply) => {
+    const group = groupOf(request);
+    const { id, session } = existing(request, group ?? null);
+    if (id === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: initialize first");
+    if (!session) return rpcError(reply, 404, -32001, "not-found", `session '${id}' not found: initialize again`);
+    if (request.method === "GET") {
+      session.openStreams++;
+      reply.raw.once("close", () => {
+        session.openStreams--;
+        session.lastUsed = Date.now();
+      });
+    }
+    return handOver(session.transport, request, reply, deps.logger);
+  };
+
+  for (const path of ["/mcp", "/mcp/groups/:group"]) {
+    app.post(path, post);
+    app.get(path, withSession);
+    app.delete(path, withSession);
+  }
+}
+
+/** The SDK transport answers on the raw response from here on; a failure inside it still gets an answer. */
+async function handOver(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply, logger: Logger, body?: unknown) {
+  reply.hijack();
+  try {
+    await transport.handleRequest(request.raw, reply.raw, body);
+  } catch (err) {
+    logger.error({ err }, "MCP transport failed on a request");
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { "content-type": "application/json" });
+      reply.raw.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "internal error; see the service log", data: { type: "internal-error" } } }));
+    } else reply.raw.end();
+  }
+}
+
+function requestId(body: unknown): unknown {
+  return typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null;
+}

@@ -1,0 +1,100 @@
+import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "pino";
+import { RequestTimeoutError } from "@toolmesh/pulsar";
+import type { ArgumentValidator } from "../argument-validator.js";
+import { type BindingInvoker, ToolFailure } from "../binding-invoker.js";
+import { errorResult, toCallResult } from "../call-result.js";
+import type { CallOutcome, McpMetrics } from "../metrics.js";
+import type { SessionCatalog } from "../session-catalog.js";
+
+export interface ToolsCallDeps {
+  invoker: BindingInvoker;
+  validator: ArgumentValidator;
+  metrics: McpMetrics;
+  logger: Logger;
+  callTimeoutMs: number;
+}
+
+/** What the SDK hands a request handler, as far as tools/call uses it. */
+export interface CallContext {
+  sessionId: string | undefined;
+  signal: AbortSignal;
+  progressToken: string | number | undefined;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+}
+
+class CallDeadline extends Error {}
+
+/** Rejects when the whole call (every streamed chunk included) outlasts `ms`, or the client cancels. */
+function within<T>(work: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CallDeadline()), ms);
+    onAbort = () => reject(new Error("cancelled by the client"));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([work, stop]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  });
+}
+
+/**
+ * tools/call on a session's catalog view: an unknown tool is a protocol error (the spec's "unknown
+ * tool"); bad arguments, tool errors and timeouts are `isError` results naming the tool and the reason.
+ * One log line per call (session, revision, tool, outcome, time), never the arguments.
+ */
+export function createToolsCallHandler(deps: ToolsCallDeps) {
+  return async (catalog: SessionCatalog, params: CallToolRequest["params"], context: CallContext): Promise<CallToolResult> => {
+    const started = performance.now();
+    const view = catalog.view;
+    const name = params.name;
+    const record = (outcome: CallOutcome, reason?: string) => {
+      const ms = performance.now() - started;
+      deps.metrics.called(outcome === "unknown-tool" ? "(unknown)" : name, outcome, ms);
+      deps.logger.info(
+        { session: context.sessionId, revision: view.revision.revision_number, group: view.group ?? undefined, tool: name, outcome, ms: Math.round(ms * 10) / 10, ...(reason ? { reason } : {}) },
+        "tools/call",
+      );
+    };
+    const finish = (outcome: CallOutcome, result: CallToolResult, reason?: string): CallToolResult => {
+      record(outcome, reason);
+      return result;
+    };
+
+    const tool = view.tool(name);
+    if (!tool) {
+      record("unknown-tool");
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool '${name}': ${view.label} has no such tool (tools/list shows what it offers)`);
+    }
+    const args = params.arguments ?? {};
+    const problems = deps.validator.problems(tool, args);
+    if (problems) {
+      const message = `invalid arguments for ${name}: ${problems}. Expected schema: ${JSON.stringify(tool.parameters_schema)}`;
+      return finish("invalid-arguments", errorResult(message), problems);
+    }
+    const { progressToken } = context;
+    const onChunk =
+      progressToken === undefined
+        ? undefined
+        : (chunk: string, index: number) =>
+            void context
+              .sendNotification({ method: "notifications/progress", params: { progressToken, progress: index + 1, message: chunk } })
+              .catch(() => undefined);
+    try {
+      const output = await within(deps.invoker.invoke(tool, args, { timeoutMs: deps.callTimeoutMs, ...(onChunk ? { onChunk } : {}) }), deps.callTimeoutMs, context.signal);
+      const result = toCallResult(tool, output);
+      return finish(result.isError ? "tool-error" : "ok", result);
+    } catch (err) {
+      if (err instanceof CallDeadline || err instanceof RequestTimeoutError) {
+        const where = tool.binding.kind === "tool-service" ? tool.binding.request_topic : "the mcp-tool service";
+        const reason = `no answer from ${where} within ${deps.callTimeoutMs} ms (is it running?)`;
+        return finish("timeout", errorResult(`tool ${name} timed out: ${reason}`), reason);
+      }
+      const reason = err instanceof ToolFailure ? err.message : `could not call it: ${(err as Error).message}`;
+      if (!(err instanceof ToolFailure)) deps.logger.warn({ err, tool: name }, "tool call failed");
+      return finish("tool-error", errorResult(`tool ${name} failed: ${reason}`), reason);
+    }
+  };
+}

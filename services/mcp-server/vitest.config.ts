@@ -1,0 +1,3 @@
+import { sharedVitestConfig } from "../../vitest.shared.js";
+
+export default sharedVitestConfig;
