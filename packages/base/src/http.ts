@@ -96,6 +96,10 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       request.log.error({ err: error, url: request.url }, "request failed");
       return reply.status(status).send({ error: { type: "internal-error", message: "internal error; see the service log" } });
     }
+    if (status === 413) {
+      const limit = options.bodyLimitBytes ?? 5 * 1024 * 1024;
+      return reply.status(413).send({ error: { type: ErrorType.tooLarge, message: `the request body is over this service's limit of ${limit} bytes` } });
+    }
     return reply.status(status).send({ error: { type: "bad-request", message: error.message } });
   });
 

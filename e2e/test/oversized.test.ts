@@ -1,0 +1,63 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { System } from "./system.js";
+
+// Issue 12 item 3 on the whole system: a 4 MB argument (joke-service's reply would be ~8 MB) and a 7 MB
+// one (over the gateway's body limit) each get a clear error, while 40 small calls made at the same time
+// all succeed and the service stays ready: nothing is resent, no connection is torn down.
+const system = new System();
+
+beforeAll(async () => {
+  await system.start([["config"], ["joke-service", { JOKE_ANNOUNCE: "false" }], ["api-gateway"]]);
+  const set = await system.tg("set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style");
+  expect(set.code).toBe(0);
+}, 120_000);
+afterAll(() => system.stop());
+
+/**
+ * POST with node:http: the gateway answers 413 as soon as it reads the Content-Length, before the body is
+ * sent, and fetch reports only the broken pipe; a raw request still reads the answer, as curl does.
+ */
+function rawPost(url: string, body: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE" && err.code !== "ECONNRESET") reject(err);
+    });
+    req.end(body);
+  });
+}
+
+const joke = (topic: string) => system.call("joke-service", { user: "e2e", config: JSON.stringify({ style: "pun" }), arguments: JSON.stringify({ topic }) });
+
+describe("oversized arguments through the gateway", () => {
+  it("answers 4 MB and 7 MB arguments with too-large errors while 40 small calls succeed", async () => {
+    const big = joke("x".repeat(4_000_000));
+    const huge = rawPost(
+      `${system.gatewayUrl}/api/v1/flow/default/service/joke-service`,
+      JSON.stringify({ user: "e2e", config: "{}", arguments: JSON.stringify({ topic: "y".repeat(7_000_000) }) }),
+    );
+    const small = Array.from({ length: 40 }, (_, i) => joke(`cats ${i}`));
+    const [bigReply, hugeReply, ...smallReplies] = await Promise.all([big, huge, ...small]);
+
+    // The service's reply would be over the broker's limit: it answers a too-large error instead.
+    expect(bigReply.status).toBe(200);
+    const bigError = (bigReply.body as Array<{ error: { type: string; message: string } | null }>).at(-1)!.error;
+    expect(bigError?.type).toBe("too-large");
+    expect(bigError?.message).toMatch(/exceeds the message size limit of \d+ bytes/);
+    // Over the gateway's own body limit: refused at the door.
+    expect(hugeReply.status).toBe(413);
+    expect(hugeReply.body).toEqual({ error: { type: "too-large", message: expect.stringMatching(/limit of \d+ bytes/) } });
+
+    for (const [i, reply] of smallReplies.entries()) {
+      expect(reply.status).toBe(200);
+      expect((reply.body as Array<{ response: string }>)[0]!.response).toContain(`cats ${i}`);
+    }
+    const ready = await fetch(`${system.get("joke-service").url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+});
