@@ -4,6 +4,7 @@ export { BaseEnv, EnvError, parseEnv, portSchema } from "./env.js";
 export { createHttpServer, type ReadinessCheck } from "./http.js";
 export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
+export { DEFAULT_SERVICE_URL, DEFAULT_WEB_URL, pulsarSettings } from "./pulsar-settings.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
 export type { FastifyInstance } from "fastify";

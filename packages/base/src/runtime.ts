@@ -7,6 +7,7 @@ import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
 import { createLogger } from "./logger.js";
 import { ServiceMetrics } from "./metrics.js";
+import { pulsarSettings } from "./pulsar-settings.js";
 
 export interface RuntimeOptions {
   /** Service id: log name, metrics label, and the start of its subscription names. */
@@ -37,7 +38,7 @@ export class ServiceRuntime {
     this.name = options.name;
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
-    this.pulsar = new PulsarClient({ webServiceUrl: options.env.PULSAR_WEB_URL, logger: this.logger.child({ component: "pulsar" }) });
+    this.pulsar = new PulsarClient({ ...pulsarSettings(options.env), logger: this.logger.child({ component: "pulsar" }) });
     this.metrics = new ServiceMetrics(options.name);
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);

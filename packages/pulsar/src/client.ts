@@ -11,16 +11,12 @@ import type {
   SubscribeOptions,
   Transport,
 } from "./transport.js";
-import { WebSocketTransport } from "./ws/transport.js";
+import { createTransport, type TransportSettings } from "./transport-factory.js";
 
-export interface PulsarClientOptions {
-  /** The broker's web service URL, e.g. `http://127.0.0.1:8080`. */
-  webServiceUrl: string;
+export interface PulsarClientOptions extends TransportSettings {
   logger?: Logger;
-  /** Replaces the WebSocket transport (tests of pure logic, or a binary-protocol transport). */
+  /** Replaces the transport the settings would select (tests of pure logic use an in-memory one). */
   transport?: Transport;
-  sendTimeoutMs?: number;
-  pingIntervalMs?: number;
 }
 
 export interface HandlerOptions extends SubscribeOptions {
@@ -50,14 +46,12 @@ export class PulsarClient {
 
   constructor(options: PulsarClientOptions) {
     this.logger = options.logger ?? pino({ level: "silent" });
-    this.transport =
-      options.transport ??
-      new WebSocketTransport({
-        webServiceUrl: options.webServiceUrl,
-        logger: this.logger,
-        sendTimeoutMs: options.sendTimeoutMs,
-        pingIntervalMs: options.pingIntervalMs,
-      });
+    this.transport = options.transport ?? createTransport(options, this.logger);
+  }
+
+  /** The largest message the broker takes (bytes, payload plus metadata). */
+  get maxMessageSize(): number {
+    return this.transport.maxMessageSize;
   }
 
   /** True while every producer and subscription has a live session (for /readyz). */

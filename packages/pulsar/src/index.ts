@@ -13,4 +13,6 @@ export {
   type ServeOptions,
 } from "./request-server.js";
 export type * from "./transport.js";
+export { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
+export { createTransport, transportKind, type TransportKind, type TransportSettings } from "./transport-factory.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";

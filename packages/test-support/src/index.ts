@@ -1,4 +1,17 @@
-export { BrokerInstance, REPO_ROOT, TEST_BROKER, brokerReady, useBroker, type Broker, type BrokerInstanceOptions } from "./broker.js";
+export {
+  BrokerInstance,
+  REPO_ROOT,
+  TEST_BROKER,
+  brokerEnv,
+  brokerReady,
+  clientOptions,
+  pairedUrls,
+  testTransport,
+  useBroker,
+  type Broker,
+  type BrokerInstanceOptions,
+  type TransportKind,
+} from "./broker.js";
 export { ScriptedLlm, type ChatRequest, type ScriptedTurn } from "./scripted-llm.js";
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
 export { uniqueTopic, waitFor } from "./wait.js";

@@ -9,14 +9,18 @@ export interface WebSocketTransportOptions {
   logger: Logger;
   sendTimeoutMs?: number;
   pingIntervalMs?: number;
+  /** The broker's maxMessageSize, which the WebSocket API does not announce (default 5 MiB, Pulsar's default). */
+  maxMessageSize?: number;
 }
 
 /** Pulsar's WebSocket API (`/ws/v2/...`): JSON frames, base64 payloads, one session per producer/consumer. */
 export class WebSocketTransport implements Transport {
   private readonly baseUrl: string;
   private readonly channels = new Set<{ close(): Promise<void> }>();
+  readonly maxMessageSize: number;
 
   constructor(private readonly options: WebSocketTransportOptions) {
+    this.maxMessageSize = options.maxMessageSize ?? 5 * 1024 * 1024;
     this.baseUrl = options.webServiceUrl.replace(/^http/, "ws").replace(/\/+$/, "");
   }
 
