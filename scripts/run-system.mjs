@@ -10,8 +10,11 @@ const watch = process.argv.includes("--watch");
 const env = (name, fallback) => process.env[name] || fallback;
 const dataDir = resolve(repo, env("TOOLMESH_DATA_DIR", "data"));
 const gatewayUrl = `http://127.0.0.1:${env("GATEWAY_PORT", "8088")}`;
+// The binary protocol on the broker's 6650 (PULSAR_TRANSPORT=websocket uses the WebSocket API instead).
 const shared = {
+  PULSAR_SERVICE_URL: env("PULSAR_SERVICE_URL", "pulsar://127.0.0.1:6650"),
   PULSAR_WEB_URL: env("PULSAR_WEB_URL", "http://127.0.0.1:8080"),
+  PULSAR_TRANSPORT: env("PULSAR_TRANSPORT", "binary"),
   LOG_LEVEL: env("LOG_LEVEL", "info"),
   LOG_FORMAT: "json",
 };

@@ -25,11 +25,11 @@ let impatient: RunningGateway;
 let socketUrl: string;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [text]);
-  secured = await startGateway(webServiceUrl, { GATEWAY_TOKEN: TOKEN });
-  impatient = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "1500" });
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [text]);
+  secured = await startGateway(broker, { GATEWAY_TOKEN: TOKEN });
+  impatient = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "1500" });
   await registerToolService(secured, text.id, text.topic, bearer);
   socketUrl = `${(await secured.runtime.listen()).replace(/^http/, "ws")}/api/v1/socket`;
 });
