@@ -28,7 +28,8 @@ for name in "${names[@]}"; do
   file="$dir/$name.txt"
   [[ -f "$file" ]] || { echo "python-peers: no $file" >&2; exit 2; }
   nodeps="$dir/$name.no-deps.txt"
-  hash="$(cat "$file" "$nodeps" 2>/dev/null | sha256sum | cut -c1-12)"
+  # (not `cat "$file" "$nodeps"`: a missing no-deps file fails the pipeline under pipefail)
+  hash="$({ cat "$file"; [[ ! -f "$nodeps" ]] || cat "$nodeps"; } | sha256sum | cut -c1-12)"
   venv="$cache/$name-$hash"
   (
     flock 9
