@@ -147,11 +147,11 @@ export class BrokerConnection {
   }
 
   /** Sends a command carrying a request id and resolves with the broker's answer (ERROR rejects). */
-  request(what: string, build: (requestId: number) => object): Promise<BaseCommandData> {
+  request(what: string, build: (requestId: number) => object, timeoutMs = this.options.operationTimeoutMs): Promise<BaseCommandData> {
     if (this.closed) return Promise.reject(new PulsarError(`${what}: connection to ${this.label} is closed`));
     const requestId = this.nextRequestId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(requestId, { what, resolve, reject, timer: this.timeout(requestId) });
+      this.pending.set(requestId, { what, resolve, reject, timer: this.timeout(requestId, timeoutMs) });
       this.write(encodeCommand(build(requestId)));
     });
   }
@@ -177,12 +177,12 @@ export class BrokerConnection {
     this.shutdown(reason, true);
   }
 
-  private timeout(requestId: number): NodeJS.Timeout {
+  private timeout(requestId: number, timeoutMs = this.options.operationTimeoutMs): NodeJS.Timeout {
     return setTimeout(() => {
       const request = this.pending.get(requestId);
       if (!request) return;
       this.pending.delete(requestId);
-      request.reject(new PulsarError(`${request.what}: no answer from ${this.label} within ${this.options.operationTimeoutMs} ms`));
+      request.reject(new PulsarError(`${request.what}: no answer from ${this.label} within ${timeoutMs} ms`));
       // A handshake that never completes leaves nothing worth keeping.
       if (requestId === -1) this.shutdown("CONNECT timed out");
     }, this.options.operationTimeoutMs);

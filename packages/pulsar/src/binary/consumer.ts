@@ -69,16 +69,12 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.stop();
     this.negativeAcks.clear();
-    const connection = this.connection;
-    if (connection && !connection.closed && this.consumerId >= 0) {
-      const id = this.consumerId;
-      await connection
-        .request(`close of ${this.label}`, (request_id) => ({ type: CommandType.CLOSE_CONSUMER, close_consumer: { consumer_id: id, request_id } }))
-        .catch(() => undefined);
-      connection.removeConsumer(id);
-    }
+    const id = this.consumerId;
+    await this.closeOnBroker(
+      (request_id) => ({ type: CommandType.CLOSE_CONSUMER, close_consumer: { consumer_id: id, request_id } }),
+      (connection) => connection.removeConsumer(id),
+    );
   }
 
   protected async attach(connection: BrokerConnection): Promise<void> {

@@ -84,15 +84,11 @@ export class BinaryProducer extends ReconnectingHandle implements ProducerChanne
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.stop();
-    const connection = this.connection;
-    if (connection && !connection.closed && this.producerId >= 0) {
-      const id = this.producerId;
-      await connection
-        .request(`close of ${this.label}`, (request_id) => ({ type: CommandType.CLOSE_PRODUCER, close_producer: { producer_id: id, request_id } }))
-        .catch(() => undefined);
-      connection.removeProducer(id);
-    }
+    const id = this.producerId;
+    await this.closeOnBroker(
+      (request_id) => ({ type: CommandType.CLOSE_PRODUCER, close_producer: { producer_id: id, request_id } }),
+      (connection) => connection.removeProducer(id),
+    );
     for (const send of this.pending.values()) {
       clearTimeout(send.timer);
       send.reject(new ClosedError(`producer ${this.topic} closed before the broker confirmed the message`));

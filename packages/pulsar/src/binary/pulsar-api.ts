@@ -218,8 +218,17 @@ const root = protobuf.parse(PROTO, { keepCase: true }).root;
 export const BaseCommand = root.lookupType("pulsar.proto.BaseCommand");
 export const MessageMetadata = root.lookupType("pulsar.proto.MessageMetadata");
 export const SingleMessageMetadata = root.lookupType("pulsar.proto.SingleMessageMetadata");
-export const CommandType = root.lookupEnum("pulsar.proto.BaseCommand.Type").values as Record<string, number>;
-export const CompressionType = root.lookupEnum("pulsar.proto.CompressionType").values as Record<string, number>;
+type CommandName =
+  | "CONNECT" | "CONNECTED" | "SUBSCRIBE" | "PRODUCER" | "SEND" | "SEND_RECEIPT" | "SEND_ERROR" | "MESSAGE" | "ACK"
+  | "FLOW" | "SUCCESS" | "ERROR" | "CLOSE_PRODUCER" | "CLOSE_CONSUMER" | "PRODUCER_SUCCESS" | "PING" | "PONG"
+  | "REDELIVER_UNACKNOWLEDGED_MESSAGES" | "PARTITIONED_METADATA" | "PARTITIONED_METADATA_RESPONSE" | "LOOKUP"
+  | "LOOKUP_RESPONSE" | "REACHED_END_OF_TOPIC" | "GET_LAST_MESSAGE_ID_RESPONSE" | "ACTIVE_CONSUMER_CHANGE"
+  | "AUTH_CHALLENGE" | "AUTH_RESPONSE";
+/** BaseCommand.Type numbers by name, read from the definition above (one source for the numbers). */
+export const CommandType = root.lookupEnum("pulsar.proto.BaseCommand.Type").values as Readonly<Record<CommandName, number>>;
+export const CompressionType = root.lookupEnum("pulsar.proto.CompressionType").values as Readonly<
+  Record<"NONE" | "LZ4" | "ZLIB" | "ZSTD" | "SNAPPY", number>
+>;
 /** Pulsar's ServerError enum, by number, for error messages (decoded as int32 so an unknown value never fails). */
 export const SERVER_ERRORS = [
   "UnknownError", "MetadataError", "PersistenceError", "AuthenticationError", "AuthorizationError", "ConsumerBusy",

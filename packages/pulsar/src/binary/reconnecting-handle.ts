@@ -6,6 +6,8 @@ import type { BrokerConnection } from "./connection.js";
 import type { ConnectionPool } from "./connection-pool.js";
 import type { TopicLookup } from "./lookup.js";
 
+const CLOSE_TIMEOUT_MS = 5_000;
+
 export interface HandleContext {
   pool: ConnectionPool;
   lookup: TopicLookup;
@@ -112,10 +114,17 @@ export abstract class ReconnectingHandle {
   /** After (re)attaching: producers resend what is unconfirmed. */
   protected onReady(): void {}
 
-  /** Stops reconnecting; subclasses then say goodbye to the broker. */
-  protected stop(): void {
+  /**
+   * Stops reconnecting and, when attached, tells the broker (CLOSE_PRODUCER / CLOSE_CONSUMER), waiting
+   * at most CLOSE_TIMEOUT_MS for its answer: a shutdown must not hang on a broker that stopped answering.
+   */
+  protected async closeOnBroker(closeCommand: (requestId: number) => object, forget: (connection: BrokerConnection) => void): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    const connection = this.connection;
+    if (!connection || connection.closed || !this.ready) return;
+    await connection.request(`close of ${this.label}`, closeCommand, Math.min(CLOSE_TIMEOUT_MS, this.context.operationTimeoutMs)).catch(() => undefined);
+    forget(connection);
   }
 }
