@@ -7,14 +7,16 @@ import { CommandType } from "../../src/binary/pulsar-api.js";
 import { toNumber } from "../../src/binary/commands.js";
 
 // A fake broker on a local port that misbehaves on purpose: the first connection gets a frame that
-// cannot be parsed, the second a command no client should receive; the third is served properly. The
-// transport must log each, drop that connection, connect again, and carry on (no crash).
-type Behaviour = "garbage" | "unknown-command" | "good";
+// cannot be parsed, the second a command no client should receive, the third goes silent (no answers, no
+// pongs); the fourth is served properly and pings the client. The transport must log each, drop that
+// connection, connect again, and carry on (no crash); it must answer the broker's ping.
+type Behaviour = "garbage" | "unknown-command" | "silent" | "good";
 
 let server: Server;
 let port = 0;
 const connections: Behaviour[] = [];
-const plan: Behaviour[] = ["garbage", "unknown-command"];
+const plan: Behaviour[] = ["garbage", "unknown-command", "silent"];
+let pongs = 0;
 
 function serveConnection(socket: Socket): void {
   const behaviour = plan.shift() ?? "good";
@@ -25,13 +27,18 @@ function serveConnection(socket: Socket): void {
   socket.on("data", (chunk) => {
     for (const { command } of reader.push(chunk)) {
       const c = command as unknown as Record<string, Record<string, unknown> | undefined> & { type: number };
-      if (c.type === CommandType.CONNECT) {
+      if (behaviour === "silent" && c.type !== CommandType.CONNECT) continue;
+      if (c.type === CommandType.PONG) pongs += 1;
+      else if (c.type === CommandType.PING) reply({ type: CommandType.PONG, pong: {} });
+      else if (c.type === CommandType.CONNECT) {
         reply({ type: CommandType.CONNECTED, connected: { server_version: "fake", protocol_version: 19, max_message_size: 1024 } });
         if (behaviour === "garbage") {
           // totalSize 12 with a commandSize of 1000: a frame that lies about its own length.
           socket.write(Buffer.from([0, 0, 0, 12, 0, 0, 3, 232, 1, 2, 3, 4, 5, 6, 7, 8]));
         } else if (behaviour === "unknown-command") {
           reply({ type: CommandType.GET_LAST_MESSAGE_ID_RESPONSE });
+        } else if (behaviour === "good") {
+          reply({ type: CommandType.PING, ping: {} });
         }
       } else if (c.type === CommandType.PARTITIONED_METADATA) {
         reply({ type: CommandType.PARTITIONED_METADATA_RESPONSE, partitionMetadataResponse: { request_id: c.partitionMetadata!.request_id, partitions: 0 } });
@@ -66,10 +73,12 @@ describe("a broker that sends what cannot be read", () => {
   it("logs it, drops the connection, connects again and works", async () => {
     const logs: Array<{ level: number; msg: string; err?: string }> = [];
     const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line)) });
-    const transport = new BinaryTransport({ serviceUrl: `pulsar://127.0.0.1:${port}`, logger, operationTimeoutMs: 20_000 });
+    const transport = new BinaryTransport({ serviceUrl: `pulsar://127.0.0.1:${port}`, logger, operationTimeoutMs: 20_000, keepAliveIntervalMs: 300 });
     const producer = await transport.createProducer("persistent://t/ns/fake");
     expect(await producer.send({ payload: Buffer.from("hi"), properties: {} })).toBe("7:0:-1:-1");
-    expect(connections.slice(0, 3)).toEqual(["garbage", "unknown-command", "good"]);
+    expect(connections.slice(0, 4)).toEqual(["garbage", "unknown-command", "silent", "good"]);
+    expect(pongs).toBeGreaterThanOrEqual(1);
+    expect(logs.filter((l) => l.level === 40).map((l) => l.msg)).toContain("broker silent for a keep-alive interval; reconnecting");
     const errors = logs.filter((l) => l.level >= 50);
     expect(errors.map((l) => l.msg)).toEqual([
       "malformed frame from the broker; reconnecting",
