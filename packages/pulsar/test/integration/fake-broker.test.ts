@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
-import { BinaryTransport } from "../../src/index.js";
+import { BinaryTransport, SendError } from "../../src/index.js";
 import { encodeCommand, FrameReader } from "../../src/binary/frame-codec.js";
 import { CommandType } from "../../src/binary/pulsar-api.js";
 import { toNumber } from "../../src/binary/commands.js";
@@ -23,6 +23,8 @@ function serveConnection(socket: Socket): void {
   connections.push(behaviour);
   const reader = new FrameReader(() => 10 * 1024 * 1024);
   const reply = (command: object) => socket.write(encodeCommand(command));
+  // Producers on a "blackhole" topic never get a receipt.
+  const blackholes = new Set<number>();
   socket.on("error", () => {});
   socket.on("data", (chunk) => {
     for (const { command } of reader.push(chunk)) {
@@ -48,11 +50,13 @@ function serveConnection(socket: Socket): void {
           lookupTopicResponse: { request_id: c.lookupTopic!.request_id, response: 1, brokerServiceUrl: `pulsar://127.0.0.1:${port}` },
         });
       } else if (c.type === CommandType.PRODUCER) {
+        if (String(c.producer!.topic).includes("blackhole")) blackholes.add(toNumber(c.producer!.producer_id as number));
         reply({ type: CommandType.PRODUCER_SUCCESS, producer_success: { request_id: c.producer!.request_id, producer_name: "fake-0" } });
       } else if (c.type === CommandType.CLOSE_PRODUCER) {
         reply({ type: CommandType.SUCCESS, success: { request_id: c.close_producer!.request_id } });
       } else if (c.type === CommandType.SEND) {
         const send = c.send!;
+        if (blackholes.has(toNumber(send.producer_id as number))) continue;
         reply({
           type: CommandType.SEND_RECEIPT,
           send_receipt: { producer_id: send.producer_id, sequence_id: send.sequence_id, message_id: { ledgerId: 7, entryId: toNumber(send.sequence_id as number) } },
@@ -88,6 +92,17 @@ describe("a broker that sends what cannot be read", () => {
     expect(transport.maxMessageSize).toBe(1024);
     // The limit CONNECTED announced is enforced before sending.
     await expect(producer.send({ payload: Buffer.alloc(2000), properties: {} })).rejects.toThrow(/exceeds the broker's limit of 1024 bytes; not sent/);
+    await transport.close();
+  });
+
+  it("fails a send the broker never confirms with an error naming the topic, and the producer goes on", async () => {
+    const transport = new BinaryTransport({ serviceUrl: `pulsar://127.0.0.1:${port}`, sendTimeoutMs: 300 });
+    const producer = await transport.createProducer("persistent://t/ns/blackhole");
+    const error = await producer.send({ payload: Buffer.from("lost"), properties: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendError);
+    expect((error as Error).message).toBe("broker did not confirm a message on persistent://t/ns/blackhole within 300 ms");
+    const fine = await transport.createProducer("persistent://t/ns/fine");
+    expect(await fine.send({ payload: Buffer.from("ok"), properties: {} })).toMatch(/^7:\d+:-1:-1$/);
     await transport.close();
   });
 });
