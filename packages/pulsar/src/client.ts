@@ -95,8 +95,9 @@ export class PulsarClient {
     const logger = this.logger.child({ topic: options.topic, subscription: options.subscription });
     let stopping = false;
     // The broker never redelivers on a non-persistent topic, so acking after the handler buys nothing
-    // there — and unacked messages hold the consumer's permits: once they run out (the WebSocket proxy
-    // allows 1000), the broker silently drops whatever arrives next. So those are acked on receipt.
+    // there — and over the WebSocket API unacked messages hold the consumer's permits: once the proxy's
+    // 1000 run out, the broker silently drops whatever arrives next. So those are acked on receipt.
+    // (The binary transport returns permits as messages are handed over, acked or not.)
     const ackOnReceipt = parseTopic(options.topic).persistence === "non-persistent";
     // Set once subscribed; a message acked before that waits in `early`.
     const bound: { channel?: ConsumerChannel } = {};
