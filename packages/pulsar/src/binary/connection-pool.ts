@@ -28,6 +28,11 @@ export class ConnectionPool {
       });
       connection = created.open().then(
         () => {
+          if (this.closed) {
+            // Opened while the transport was closing: nobody will use or close it.
+            created.close();
+            throw new Error("the Pulsar transport is closed");
+          }
           this.maxMessageSize = created.maxMessageSize;
           this.open.add(created);
           return created;

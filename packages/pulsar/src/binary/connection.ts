@@ -347,8 +347,12 @@ export class BrokerConnection {
     this.closedReason = reason;
     clearInterval(this.keepAlive);
     if (!graceful) this.options.logger.debug({ broker: this.label, reason }, "broker connection closed");
-    if (graceful) this.socket?.end();
-    else this.socket?.destroy();
+    const socket = this.socket;
+    if (graceful && socket) {
+      socket.end();
+      // A peer that never finishes the close must not keep the socket (or the process) alive.
+      setTimeout(() => socket.destroy(), 2_000).unref();
+    } else socket?.destroy();
     const lost = new PulsarError(`connection to ${this.label} lost: ${reason}`);
     for (const [id, request] of this.pending) {
       clearTimeout(request.timer);
