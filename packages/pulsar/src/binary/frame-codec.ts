@@ -20,9 +20,12 @@ export interface Frame {
   checksumValid?: boolean;
 }
 
+// Commands are plain objects encoded as they are (no fromObject: its conversions cost more than the
+// encoding on the hot path). uint64 fields take numbers or Longs; see toEntryIdData for ids as strings.
+
 /** [totalSize][commandSize][command]. */
 export function encodeCommand(command: object): Buffer {
-  const body = BaseCommand.encode(BaseCommand.fromObject(command)).finish();
+  const body = BaseCommand.encode(command).finish();
   const frame = Buffer.allocUnsafe(8 + body.length);
   frame.writeUInt32BE(4 + body.length, 0);
   frame.writeUInt32BE(body.length, 4);
@@ -32,12 +35,12 @@ export function encodeCommand(command: object): Buffer {
 
 /** The metadata's encoded size; sends check it against the broker's limit before encoding the frame. */
 export function encodeMetadata(metadata: object): Uint8Array {
-  return MessageMetadata.encode(MessageMetadata.fromObject(metadata)).finish();
+  return MessageMetadata.encode(metadata).finish();
 }
 
 /** [totalSize][commandSize][command][0x0e01][crc32c][metadataSize][metadata][payload]. */
 export function encodePayloadCommand(command: object, metadata: Uint8Array, payload: Buffer): Buffer {
-  const body = BaseCommand.encode(BaseCommand.fromObject(command)).finish();
+  const body = BaseCommand.encode(command).finish();
   const checksummed = 4 + metadata.length + payload.length;
   const frame = Buffer.allocUnsafe(8 + body.length + 6 + checksummed);
   let at = 0;

@@ -1,3 +1,4 @@
+import Long from "long";
 import { type MessageIdData, toNumber } from "./commands.js";
 
 /**
@@ -35,7 +36,11 @@ export function entryKey(id: MessageId): string {
 
 /** The wire form of the entry (batch index left out: acks and redeliveries are per entry here). */
 export function toEntryIdData(id: MessageId): object {
-  return { ledgerId: id.ledgerId, entryId: id.entryId, ...(id.partition >= 0 ? { partition: id.partition } : {}) };
+  return {
+    ledgerId: Long.fromString(id.ledgerId, true),
+    entryId: Long.fromString(id.entryId, true),
+    ...(id.partition >= 0 ? { partition: id.partition } : {}),
+  };
 }
 
 export { toNumber };
