@@ -10,7 +10,8 @@
 #   scripts/deploy-check.sh config joke-service
 #
 # Environment: PULSAR_WEB_URL (default http://127.0.0.1:8080; when nothing answers there the script starts
-# infra/pulsar/start.sh and stops it afterwards), DEPLOY_CHECK_TIMEOUT (seconds to wait for /healthz,
+# infra/pulsar/start.sh and stops it afterwards), PULSAR_SERVICE_URL (the services' binary-protocol address,
+# default pulsar://127.0.0.1:6650), PULSAR_TRANSPORT (default binary), DEPLOY_CHECK_TIMEOUT (seconds to wait for /healthz,
 # default 30), DEPLOY_CHECK_KEEP=1 (keep the work folder; it is also kept when a check fails).
 # Exit status: 0 when every service deployed, had no development dependency, answered /healthz 200 and
 # stopped by itself with status 0 on SIGTERM; 1 otherwise. A /readyz other than 200 is reported, not failed
@@ -28,6 +29,8 @@ cd "$repo"
 TURBO_VERSION=2.11.11
 web="${PULSAR_WEB_URL:-http://127.0.0.1:8080}"
 web="${web%/}"
+service_url="${PULSAR_SERVICE_URL:-pulsar://127.0.0.1:6650}"
+transport="${PULSAR_TRANSPORT:-binary}"
 timeout_s="${DEPLOY_CHECK_TIMEOUT:-30}"
 
 pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
@@ -217,7 +220,8 @@ for svc in "${services[@]}"; do
   # The image points every *_DATA_DIR variable at /data; here each gets the service's own data folder.
   data_vars=($(grep -o '[A-Z_]*_DATA_DIR=/data' infra/docker/service.Dockerfile | cut -d= -f1))
   env_args=(PATH="$PATH" HOME="$HOME" NODE_ENV=production HTTP_HOST=127.0.0.1 HTTP_PORT="$port"
-    PULSAR_WEB_URL="$web" TOOLMESH_TENANT="$tenant" LOG_FORMAT=json LOG_LEVEL=info)
+    PULSAR_WEB_URL="$web" PULSAR_SERVICE_URL="$service_url" PULSAR_TRANSPORT="$transport" TOOLMESH_TENANT="$tenant"
+    LOG_FORMAT=json LOG_LEVEL=info)
   for data_var in "${data_vars[@]}"; do env_args+=("$data_var=$dir/data"); done
   t0="$(now_ms)"
   (cd "$dir/deploy" && exec env -i "${env_args[@]}" node dist/main.js) >"$dir/service.log" 2>&1 &

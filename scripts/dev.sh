@@ -9,5 +9,5 @@ bash scripts/pnpm.sh exec turbo run build
 bash scripts/pnpm.sh exec turbo watch build --output-logs=errors-only &
 watcher=$!
 trap 'kill "$watcher" 2>/dev/null || true' EXIT
-[[ -n "${PULSAR_WEB_URL:-}" ]] || bash infra/pulsar/start.sh
+[[ -n "${PULSAR_WEB_URL:-}${PULSAR_SERVICE_URL:-}" ]] || bash infra/pulsar/start.sh
 node scripts/run-system.mjs --watch

@@ -12,8 +12,11 @@ const env = (name, fallback) => process.env[name] || fallback;
 const dataDir = resolve(repo, env("TOOLMESH_DATA_DIR", "data"));
 const gatewayPort = Number(env("GATEWAY_PORT", String(ServicePorts["api-gateway"])));
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+// The binary protocol on the broker's 6650 (PULSAR_TRANSPORT=websocket uses the WebSocket API instead).
 const shared = {
+  PULSAR_SERVICE_URL: env("PULSAR_SERVICE_URL", "pulsar://127.0.0.1:6650"),
   PULSAR_WEB_URL: env("PULSAR_WEB_URL", "http://127.0.0.1:8080"),
+  PULSAR_TRANSPORT: env("PULSAR_TRANSPORT", "binary"),
   LOG_LEVEL: env("LOG_LEVEL", "info"),
   LOG_FORMAT: "json",
 };

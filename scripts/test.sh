@@ -3,7 +3,9 @@
 # a real Pulsar broker for the tests when none is running (and stops it afterwards), runs every package's tests, and
 # prints one closing line "test: N passed, N failed".
 # The tests get their own broker instance (web port 18080), so a development system running on the
-# default broker (8080) is not disturbed. PULSAR_WEB_URL=http://host:port uses that broker instead.
+# default broker (8080) is not disturbed. PULSAR_WEB_URL=http://host:port (and PULSAR_SERVICE_URL=pulsar://host:port)
+# use that broker instead. Tests and the services they start speak the binary protocol (the test broker's 16650);
+# PULSAR_TRANSPORT=websocket runs them over the WebSocket API (the transport contract tests always run both).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"

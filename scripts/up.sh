@@ -10,7 +10,8 @@ pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
 
 pnpm install --frozen-lockfile
 pnpm exec turbo run build
-if [[ -z "${PULSAR_WEB_URL:-}" ]]; then
+# Services speak Pulsar's binary protocol (pulsar://127.0.0.1:6650); PULSAR_SERVICE_URL/PULSAR_WEB_URL name another broker.
+if [[ -z "${PULSAR_WEB_URL:-}" && -z "${PULSAR_SERVICE_URL:-}" ]]; then
   bash infra/pulsar/start.sh
   echo "the broker keeps running after this exits; stop it with: npm run broker:stop"
 fi

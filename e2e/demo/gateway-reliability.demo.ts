@@ -3,7 +3,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
 import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { ScriptedLlm, totalClients, waitFor } from "@toolmesh/test-support";
+import { brokerEnv, ScriptedLlm, totalClients, waitFor } from "@toolmesh/test-support";
 import { System } from "../test/system.js";
 
 // Issue 12, items 1 and 2, on the whole running system (every service its own process, the real broker):
@@ -41,7 +41,7 @@ const slow = new SlowTool();
 let tools: ServiceRuntime;
 
 const toolRuntime = () =>
-  new ServiceRuntime({ name: "demo-tools", env: parseEnv(BaseEnv, { PULSAR_WEB_URL: system.webServiceUrl, HTTP_PORT: "0", LOG_LEVEL: "silent" }) });
+  new ServiceRuntime({ name: "demo-tools", env: parseEnv(BaseEnv, { ...brokerEnv(system.broker), HTTP_PORT: "0", LOG_LEVEL: "silent" }) });
 
 async function config(body: object) {
   const { body: reply } = await system.call("config", body);
@@ -119,8 +119,8 @@ describe("issue 12 on the whole system", () => {
     const all: Echo[] = [];
     /** The callers' side (the gateway's): producers on request topics, consumers on response topics. */
     const callers = async (of: Echo[]) => {
-      const requests = await totalClients(system.webServiceUrl, of.map((e) => requestTopic(e.topic)));
-      const responses = await totalClients(system.webServiceUrl, of.map((e) => responseTopic(e.topic)));
+      const requests = await totalClients(system.broker.webServiceUrl, of.map((e) => requestTopic(e.topic)));
+      const responses = await totalClients(system.broker.webServiceUrl, of.map((e) => responseTopic(e.topic)));
       return { producers: requests.producers, consumers: responses.consumers };
     };
     log(`round  descriptors  gateway producers/consumers while in use  ->  after delete`);
@@ -146,7 +146,7 @@ describe("issue 12 on the whole system", () => {
       await runtime.stop();
     }
     const total = await callers(all);
-    const everything = await totalClients(system.webServiceUrl, all.flatMap((e) => [requestTopic(e.topic), responseTopic(e.topic)]));
+    const everything = await totalClients(system.broker.webServiceUrl, all.flatMap((e) => [requestTopic(e.topic), responseTopic(e.topic)]));
     log(`all ${all.length} descriptors deleted: gateway producers ${total.producers}, consumers ${total.consumers}; every client on their ${all.length * 2} topics: producers ${everything.producers}, consumers ${everything.consumers} (baseline 0/0)`);
     expect(total).toEqual({ producers: 0, consumers: 0 });
     expect(everything).toEqual({ producers: 0, consumers: 0 });

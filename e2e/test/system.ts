@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { REPO_ROOT, ServiceProcess, useBroker } from "@toolmesh/test-support";
+import { REPO_ROOT, ServiceProcess, useBroker, brokerEnv, type Broker } from "@toolmesh/test-support";
 
 const run = promisify(execFile);
 
@@ -17,10 +17,10 @@ export interface CliResult {
 export class System {
   readonly services = new Map<string, ServiceProcess>();
   readonly dataDir = mkdtempSync(join(tmpdir(), "toolmesh-e2e-"));
-  webServiceUrl = "";
+  broker: Broker = { webServiceUrl: "", serviceUrl: "" };
 
   async start(names: Array<[name: string, env?: Record<string, string>]>): Promise<void> {
-    this.webServiceUrl = (await useBroker()).webServiceUrl;
+    this.broker = await useBroker();
     for (const [name, env] of names) await this.add(name, name, env);
   }
 
@@ -29,7 +29,7 @@ export class System {
     const process = await ServiceProcess.start({
       service,
       env: {
-        PULSAR_WEB_URL: this.webServiceUrl,
+        ...brokerEnv(this.broker),
         CONFIG_DATA_DIR: join(this.dataDir, "config"),
         REGISTRY_DATA_DIR: join(this.dataDir, "registry"),
         AGENT_DATA_DIR: join(this.dataDir, "agent"),

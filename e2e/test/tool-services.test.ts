@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { ToolServiceResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { waitFor } from "@toolmesh/test-support";
+import { waitFor, clientOptions } from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // The first seed end to end: a new tool is a small service plus two descriptors, and works without
@@ -132,7 +132,7 @@ describe("errors end to end: each clear, every service still healthy", () => {
   });
 
   it("malformed JSON sent straight onto the request topic gets an error reply with its id", async () => {
-    const pulsar = new PulsarClient({ webServiceUrl: system.webServiceUrl });
+    const pulsar = new PulsarClient(clientOptions(system.broker));
     const id = randomUUID();
     const replies: unknown[] = [];
     await pulsar.subscribe({ topic: responseTopic("joke"), subscription: `e2e-${id}`, type: "Exclusive" }, async (m) => {

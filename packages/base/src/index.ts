@@ -6,6 +6,7 @@ export { FailureStreak } from "./failure-streak.js";
 export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";
 export { createLogger, type Logger } from "./logger.js";
 export { ServiceMetrics } from "./metrics.js";
+export { DEFAULT_SERVICE_URL, DEFAULT_WEB_URL, pulsarSettings } from "./pulsar-settings.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
 export { startService } from "./start-service.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";

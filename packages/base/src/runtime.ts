@@ -8,6 +8,7 @@ import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
 import { createLogger } from "./logger.js";
 import { ServiceMetrics } from "./metrics.js";
+import { pulsarSettings } from "./pulsar-settings.js";
 
 export interface RuntimeOptions {
   /** Service id: log name, metrics label, and the start of its subscription names. */
@@ -44,8 +45,9 @@ export class ServiceRuntime {
     this.name = options.name;
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
+    const settings = pulsarSettings(options.env);
     this.pulsar = new PulsarClient({
-      webServiceUrl: options.env.PULSAR_WEB_URL,
+      ...settings,
       logger: this.logger.child({ component: "pulsar" }),
       ...(options.transport ? { transport: options.transport } : {}),
       brokerMaxMessageSize: options.env.PULSAR_MAX_MESSAGE_SIZE,
@@ -53,7 +55,7 @@ export class ServiceRuntime {
     });
     this.metrics = new ServiceMetrics(options.name);
     this.brokerDrops = new BrokerDrops({
-      webServiceUrl: options.env.PULSAR_WEB_URL,
+      webServiceUrl: settings.webServiceUrl ?? "http://127.0.0.1:8080",
       subscriptions: () => this.pulsar.subscriptionNames,
       onDropped: (topic, subscription, count) => this.metrics.brokerDropped(topic, subscription, count),
       logger: this.logger.child({ component: "broker-drops" }),

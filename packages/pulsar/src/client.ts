@@ -12,20 +12,12 @@ import {
   type Transport,
   messageSize,
 } from "./transport.js";
-import { WebSocketTransport } from "./ws/transport.js";
+import { createTransport, type TransportSettings } from "./transport-factory.js";
 
-export interface PulsarClientOptions {
-  /** The broker's web service URL, e.g. `http://127.0.0.1:8080`. */
-  webServiceUrl: string;
+export interface PulsarClientOptions extends TransportSettings {
   logger?: Logger;
-  /** Replaces the WebSocket transport (tests of pure logic, or a binary-protocol transport). */
+  /** Replaces the transport the settings would select (tests of pure logic use an in-memory one). */
   transport?: Transport;
-  sendTimeoutMs?: number;
-  pingIntervalMs?: number;
-  /** The broker's `maxMessageSize`, for the WebSocket transport's size limit (see ws/limits.ts). */
-  brokerMaxMessageSize?: number;
-  /** The broker's `webSocketMaxTextFrameSize`, for the WebSocket transport's size limit. */
-  webSocketMaxFrameSize?: number;
 }
 
 export interface HandlerOptions extends SubscribeOptions {
@@ -72,16 +64,7 @@ export class PulsarClient {
 
   constructor(options: PulsarClientOptions) {
     this.logger = options.logger ?? pino({ level: "silent" });
-    this.transport =
-      options.transport ??
-      new WebSocketTransport({
-        webServiceUrl: options.webServiceUrl,
-        logger: this.logger,
-        sendTimeoutMs: options.sendTimeoutMs,
-        pingIntervalMs: options.pingIntervalMs,
-        brokerMaxMessageSize: options.brokerMaxMessageSize,
-        maxFrameSize: options.webSocketMaxFrameSize,
-      });
+    this.transport = options.transport ?? createTransport(options, this.logger);
   }
 
   /** The largest message a send takes (payload + properties, see `messageSize()`); larger ones are refused. */
@@ -174,8 +157,9 @@ export class PulsarClient {
     const logger = this.logger.child({ topic: options.topic, subscription: options.subscription });
     let stopping = false;
     // The broker never redelivers on a non-persistent topic, so acking after the handler buys nothing
-    // there — and unacked messages hold the consumer's permits: once they run out (the WebSocket proxy
-    // allows 1000), the broker silently drops whatever arrives next. So those are acked on receipt.
+    // there — and over the WebSocket API unacked messages hold the consumer's permits: once the proxy's
+    // 1000 run out, the broker silently drops whatever arrives next. So those are acked on receipt.
+    // (The binary transport returns permits as messages are handed over, acked or not.)
     const ackOnReceipt = parseTopic(options.topic).persistence === "non-persistent";
 
     const settle = async (message: IncomingMessage, channel: AckTarget, work: MessageHandler) => {

@@ -1,6 +1,6 @@
 /**
- * What the rest of the client layer needs from a connection to Pulsar. The WebSocket implementation
- * (ws/) is the one in use; a binary-protocol transport can replace it behind this interface.
+ * What the rest of the client layer needs from a connection to Pulsar: the binary protocol (binary/,
+ * the default) or the broker's WebSocket API (ws/).
  */
 export type Properties = Record<string, string>;
 
@@ -26,7 +26,7 @@ export interface SubscribeOptions {
   topic: string;
   subscription: string;
   type: SubscriptionType;
-  /** Messages the broker may push before they are acked (capped at 1000 by the WebSocket service). */
+  /** Messages the broker may push ahead of the handler (binary: default 10 000; WebSocket: capped at 1000). */
   receiverQueueSize?: number;
   consumerName?: string;
   /** How long the broker waits before redelivering a nacked message (default 1000 ms). */

@@ -11,6 +11,28 @@ const STOP_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/stop.sh");
 export interface Broker {
   /** e.g. http://127.0.0.1:8080: admin REST and the WebSocket API (`ws://.../ws/v2`). */
   webServiceUrl: string;
+  /** e.g. pulsar://127.0.0.1:6650: the binary protocol. */
+  serviceUrl: string;
+}
+
+export type TransportKind = "binary" | "websocket";
+
+/**
+ * The transport tests use unless a test picks one: binary (the product's default), or PULSAR_TRANSPORT
+ * (e.g. `PULSAR_TRANSPORT=websocket npm test` runs everything over the WebSocket API).
+ */
+export function testTransport(): TransportKind {
+  return process.env.PULSAR_TRANSPORT === "websocket" ? "websocket" : "binary";
+}
+
+/** PulsarClient options for a test's own clients: both URLs and the transport to use. */
+export function clientOptions(broker: Broker, kind: TransportKind = testTransport()) {
+  return { serviceUrl: broker.serviceUrl, webServiceUrl: broker.webServiceUrl, kind };
+}
+
+/** The environment a service process (or a ServiceRuntime built in a test) needs to reach this broker. */
+export function brokerEnv(broker: Broker, kind: TransportKind = testTransport()): Record<string, string> {
+  return { PULSAR_SERVICE_URL: broker.serviceUrl, PULSAR_WEB_URL: broker.webServiceUrl, PULSAR_TRANSPORT: kind };
 }
 
 const NAMESPACES = ["request", "response", "notify", "flow"];
@@ -67,27 +89,54 @@ export const TEST_BROKER = {
   bookiePort: 13181,
 } as const;
 
+/** Port pairs of the brokers this repo starts (the test broker, the development one): web <-> binary. */
+const KNOWN_PORTS: Array<[web: number, binary: number]> = [
+  [18080, 16650],
+  [8080, 6650],
+];
+
 /**
- * The broker the tests use. PULSAR_WEB_URL given: used as is (and must be up). Otherwise the test broker,
+ * The other URL of a broker when only one is given: the same host, the port from KNOWN_PORTS (so
+ * PULSAR_WEB_URL=http://127.0.0.1:18080 means the test broker's 16650), else Pulsar's default port.
+ */
+export function pairedUrls(given: { webServiceUrl?: string; serviceUrl?: string }): Broker {
+  const web = given.webServiceUrl ? new URL(given.webServiceUrl) : undefined;
+  const binary = given.serviceUrl ? new URL(given.serviceUrl) : undefined;
+  const host = (web ?? binary)!.hostname;
+  const webPort = web ? Number(web.port || 80) : (KNOWN_PORTS.find(([, b]) => b === Number(binary!.port || 6650))?.[0] ?? 8080);
+  const binaryPort = binary ? Number(binary.port || 6650) : (KNOWN_PORTS.find(([w]) => w === webPort)?.[1] ?? 6650);
+  return {
+    webServiceUrl: given.webServiceUrl ?? `http://${host}:${webPort}`,
+    serviceUrl: given.serviceUrl ?? `pulsar://${host}:${binaryPort}`,
+  };
+}
+
+/**
+ * The broker the tests use. PULSAR_WEB_URL and/or PULSAR_SERVICE_URL given: that broker, used as is (it
+ * must be up; a missing one of the two is paired by pairedUrls). Otherwise the test broker,
  * started from infra/pulsar when it is not running; the README's test command starts it beforehand and
  * stops it afterwards, so this only starts one when a package's tests run alone. The tenant named by
  * TOOLMESH_TENANT (each test file gets its own, see tenant-setup.ts) is created here.
  */
 export async function useBroker(): Promise<Broker> {
-  const given = process.env.PULSAR_WEB_URL;
   let webServiceUrl: string;
-  if (given) {
-    if (!(await brokerReady(given))) throw new Error(`PULSAR_WEB_URL=${given} is not a ready Pulsar broker (tenant tg missing or unreachable)`);
-    webServiceUrl = given;
+  let serviceUrl: string;
+  if (process.env.PULSAR_WEB_URL || process.env.PULSAR_SERVICE_URL) {
+    ({ webServiceUrl, serviceUrl } = pairedUrls({
+      webServiceUrl: process.env.PULSAR_WEB_URL || undefined,
+      serviceUrl: process.env.PULSAR_SERVICE_URL || undefined,
+    }));
+    if (!(await brokerReady(webServiceUrl))) throw new Error(`${webServiceUrl} (PULSAR_WEB_URL) is not a ready Pulsar broker (tenant tg missing or unreachable)`);
   } else {
     const instance = new BrokerInstance(TEST_BROKER);
     if (!(await brokerReady(instance.webServiceUrl))) await instance.start();
     if (!(await brokerReady(instance.webServiceUrl))) throw new Error(`started the test broker but ${instance.webServiceUrl} is not ready`);
     webServiceUrl = instance.webServiceUrl;
+    serviceUrl = instance.serviceUrl;
   }
   const tenant = process.env.TOOLMESH_TENANT;
   if (tenant && tenant !== "tg") await ensureTenant(webServiceUrl, tenant);
-  return { webServiceUrl };
+  return { webServiceUrl, serviceUrl };
 }
 
 export interface BrokerInstanceOptions {
@@ -104,8 +153,10 @@ export interface BrokerInstanceOptions {
  */
 export class BrokerInstance implements Broker {
   readonly webServiceUrl: string;
+  readonly serviceUrl: string;
   constructor(private readonly options: BrokerInstanceOptions) {
     this.webServiceUrl = `http://127.0.0.1:${options.webPort}`;
+    this.serviceUrl = `pulsar://127.0.0.1:${options.brokerPort}`;
   }
 
   private get env(): NodeJS.ProcessEnv {

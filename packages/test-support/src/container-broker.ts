@@ -8,7 +8,7 @@ export const PULSAR_IMAGE = "apachepulsar/pulsar:4.0.7";
  * apply-config-from-env.py writes `webSocketServiceEnabled` into standalone.conf), ready when the admin
  * API lists public/default, with tenant `tg` and its namespaces created.
  */
-export async function startPulsarContainer(): Promise<{ webServiceUrl: string; container: StartedTestContainer }> {
+export async function startPulsarContainer(): Promise<{ webServiceUrl: string; serviceUrl: string; container: StartedTestContainer }> {
   const container = await new GenericContainer(PULSAR_IMAGE)
     .withEnvironment({ webSocketServiceEnabled: "true", PULSAR_MEM: "-Xms256m -Xmx1g -XX:MaxDirectMemorySize=1g" })
     .withCommand(["sh", "-c", "bin/apply-config-from-env.py conf/standalone.conf && exec bin/pulsar standalone -nfw -nss"])
@@ -17,6 +17,7 @@ export async function startPulsarContainer(): Promise<{ webServiceUrl: string; c
     .withStartupTimeout(180_000)
     .start();
   const webServiceUrl = `http://${container.getHost()}:${container.getMappedPort(8080)}`;
+  const serviceUrl = `pulsar://${container.getHost()}:${container.getMappedPort(6650)}`;
   await ensureTenant(webServiceUrl, "tg");
-  return { webServiceUrl, container };
+  return { webServiceUrl, serviceUrl, container };
 }

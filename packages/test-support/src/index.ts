@@ -1,4 +1,18 @@
-export { BrokerInstance, REPO_ROOT, TEST_BROKER, brokerReady, ensureTenant, useBroker, type Broker, type BrokerInstanceOptions } from "./broker.js";
+export {
+  BrokerInstance,
+  REPO_ROOT,
+  TEST_BROKER,
+  brokerEnv,
+  brokerReady,
+  ensureTenant,
+  clientOptions,
+  pairedUrls,
+  testTransport,
+  useBroker,
+  type Broker,
+  type BrokerInstanceOptions,
+  type TransportKind,
+} from "./broker.js";
 export { ScriptedLlm, type ChatRequest, type ScriptedReply, type ScriptedTurn } from "./scripted-llm.js";
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
 export { uniqueTopic, waitFor } from "./wait.js";

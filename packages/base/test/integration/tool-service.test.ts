@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { ToolServiceResponse, requestTopic, responseTopic } from "@toolmesh/schema";
 import { RequestClient } from "@toolmesh/pulsar";
-import { useBroker, waitFor } from "@toolmesh/test-support";
+import { useBroker, waitFor, brokerEnv } from "@toolmesh/test-support";
 import {
   BaseEnv,
   DynamicToolService,
@@ -56,8 +56,8 @@ let client: ToolServiceClient;
 let raw: RequestClient<typeof ToolServiceResponse>;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl });
+  const broker = await useBroker();
+  const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) });
   runtime = new ServiceRuntime({ name: "test-tool-service", env, logger: pino({ level: "silent" }) });
   await new TestToolService().start(runtime);
   client = await ToolServiceClient.create(runtime.pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
@@ -133,8 +133,8 @@ describe("DynamicToolService and ToolServiceClient on the real broker", () => {
 
 describe("graceful shutdown", () => {
   it("finishes a request in hand before closing, and is not ready meanwhile", async () => {
-    const { webServiceUrl } = await useBroker();
-    const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl });
+    const broker = await useBroker();
+    const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) });
     const service = new ServiceRuntime({ name: "shutdown-test", env, logger: pino({ level: "silent" }) });
     const slowTopic = `slow-${randomUUID().slice(0, 8)}`;
     class Slow extends TestToolService {

@@ -7,7 +7,7 @@ const ServiceEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8
 describe("parseEnv", () => {
   it("applies defaults and coerces numbers", () => {
     const env = parseEnv(ServiceEnv, { HTTP_PORT: "9000" });
-    expect(env).toMatchObject({ HTTP_PORT: 9000, PULSAR_WEB_URL: "http://127.0.0.1:8080", LOG_LEVEL: "info", DATA_DIR: "./data" });
+    expect(env).toMatchObject({ HTTP_PORT: 9000, PULSAR_RECEIVER_QUEUE_SIZE: 10_000, LOG_LEVEL: "info", DATA_DIR: "./data" });
   });
 
   it("treats an empty value as unset", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, AgentRunsResponse, ConfigResponse, ToolRegistryResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ScriptedLlm, ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ScriptedLlm, ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 
 /** config + joke-service + tool-registry + agent as processes, an LLM script, and clients for each. */
 export class AgentSystem {
@@ -21,9 +21,9 @@ export class AgentSystem {
   runs!: RequestClient<typeof AgentRunsResponse>;
 
   async start(agentEnv: Record<string, string> = {}): Promise<void> {
-    const { webServiceUrl } = await useBroker();
+    const broker = await useBroker();
     await this.llm.start();
-    const base = { PULSAR_WEB_URL: webServiceUrl };
+    const base = { ...brokerEnv(broker) };
     const start = async (service: string, env: Record<string, string>) => {
       const p = await ServiceProcess.start({ service, env: { ...base, ...env } });
       this.processes.push(p);
@@ -39,7 +39,7 @@ export class AgentSystem {
       AGENT_TOOL_TIMEOUT_MS: "2000",
       ...agentEnv,
     });
-    this.pulsar = new PulsarClient({ webServiceUrl });
+    this.pulsar = new PulsarClient(clientOptions(broker));
     const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S, timeoutMs = 20_000) =>
       RequestClient.create(this.pulsar, { requestTopic: requestTopic(name), responseTopic: responseTopic(name), responseSchema, timeoutMs });
     this.config = await client("config", ConfigResponse);
@@ -51,10 +51,10 @@ export class AgentSystem {
   /** Stops the agent and starts it again with other settings (same data, same tenant). */
   async replaceAgent(env: Record<string, string>): Promise<void> {
     await this.agent.stop();
-    const { webServiceUrl } = await useBroker();
+    const broker = await useBroker();
     this.agent = await ServiceProcess.start({
       service: "agent",
-      env: { PULSAR_WEB_URL: webServiceUrl, AGENT_DATA_DIR: join(this.dataDir, "agent"), AGENT_TOOL_TIMEOUT_MS: "2000", ...env },
+      env: { ...brokerEnv(broker), AGENT_DATA_DIR: join(this.dataDir, "agent"), AGENT_TOOL_TIMEOUT_MS: "2000", ...env },
     });
     this.processes.push(this.agent);
   }

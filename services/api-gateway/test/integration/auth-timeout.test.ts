@@ -25,12 +25,12 @@ let impatient: RunningGateway;
 let socketUrl: string;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [text]);
-  secured = await startGateway(webServiceUrl, { GATEWAY_TOKEN: TOKEN });
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [text]);
+  secured = await startGateway(broker, { GATEWAY_TOKEN: TOKEN });
   // Allows a tenant that does not exist, to reach the subscription's own failure.
-  impatient = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "1500", TOOLMESH_ALLOWED_TENANTS: "no-such-tenant" });
+  impatient = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "1500", TOOLMESH_ALLOWED_TENANTS: "no-such-tenant" });
   await registerToolService(secured, text.id, text.topic, bearer);
   socketUrl = `${(await secured.runtime.listen()).replace(/^http/, "ws")}/api/v1/socket`;
 });

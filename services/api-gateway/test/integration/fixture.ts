@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import pino from "pino";
 import WebSocket from "ws";
 import { DynamicToolService, ServiceRuntime, type ToolResult } from "@toolmesh/base";
-import { REPO_ROOT, ServiceProcess, waitFor } from "@toolmesh/test-support";
+import { REPO_ROOT, ServiceProcess, waitFor, brokerEnv, type Broker } from "@toolmesh/test-support";
 import { type Gateway, buildGateway, createGatewayRuntime } from "../../src/app.js";
 import { loadEnv } from "../../src/env.js";
 
@@ -13,11 +13,11 @@ const quiet = () => pino({ level: "silent" });
 export const unique = (base: string) => `${base}-${randomUUID().slice(0, 8)}`;
 
 /** The real config service (services/config) on the fixed `config` topic, with a fresh data folder. */
-export async function startConfigService(webServiceUrl: string): Promise<{ stop: () => Promise<void> }> {
+export async function startConfigService(broker: Broker): Promise<{ stop: () => Promise<void> }> {
   const main = resolve(REPO_ROOT, "services/config/dist/main.js");
   await waitFor(() => existsSync(main), { timeoutMs: 60_000, intervalMs: 1_000, description: `${main} (build services/config first)` });
   const dataDir = mkdtempSync(join(tmpdir(), "gateway-test-config-"));
-  const service = await ServiceProcess.start({ service: "config", env: { CONFIG_DATA_DIR: dataDir, PULSAR_WEB_URL: webServiceUrl } });
+  const service = await ServiceProcess.start({ service: "config", env: { CONFIG_DATA_DIR: dataDir, ...brokerEnv(broker) } });
   return {
     stop: async () => {
       await service.stop();
@@ -32,8 +32,8 @@ export interface RunningGateway {
 }
 
 /** The gateway in-process on port 0 (inject() needs no port; the socket tests listen). */
-export async function startGateway(webServiceUrl: string, env: Record<string, string> = {}): Promise<RunningGateway> {
-  const parsed = loadEnv({ PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0", ...env });
+export async function startGateway(broker: Broker, env: Record<string, string> = {}): Promise<RunningGateway> {
+  const parsed = loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0", ...env });
   const runtime = createGatewayRuntime(parsed, quiet());
   const gateway = await buildGateway(runtime, parsed);
   await waitFor(() => gateway.config.ready, { timeoutMs: 30_000, description: "the gateway's config view to load" });
@@ -63,8 +63,8 @@ export const streamTool = () =>
   });
 export const brokenTool = () => new TestTool(() => Promise.reject(new Error("the tool broke")));
 
-export async function startTools(webServiceUrl: string, tools: TestTool[]): Promise<ServiceRuntime> {
-  const runtime = new ServiceRuntime({ name: "gateway-test-tools", env: loadEnv({ PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0" }), logger: quiet() });
+export async function startTools(broker: Broker, tools: TestTool[]): Promise<ServiceRuntime> {
+  const runtime = new ServiceRuntime({ name: "gateway-test-tools", env: loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0" }), logger: quiet() });
   for (const tool of tools) await tool.start(runtime);
   return runtime;
 }

@@ -42,11 +42,11 @@ const post = async (gw: RunningGateway, service: string) => {
 };
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [slow, thinker]);
-  patient = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "60000" });
-  brisk = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "20000", GATEWAY_AGENT_TIMEOUT_MS: "20000", GATEWAY_MCP_TOOL_TIMEOUT_MS: "20000" });
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [slow, thinker]);
+  patient = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "60000" });
+  brisk = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "20000", GATEWAY_AGENT_TIMEOUT_MS: "20000", GATEWAY_MCP_TOOL_TIMEOUT_MS: "20000" });
   for (const gw of [patient, brisk]) addresses.set(gw, await gw.runtime.listen());
   await registerToolService(patient, slow.id, slow.topic);
   await registerToolService(patient, thinker.id, thinker.topic);

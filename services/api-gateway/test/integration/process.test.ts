@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, ServiceProcess, useBroker } from "@toolmesh/test-support";
+import { REPO_ROOT, ServiceProcess, useBroker, brokerEnv } from "@toolmesh/test-support";
 import { startConfigService } from "./fixture.js";
 
 // The gateway as operators run it: `node services/api-gateway/dist/main.js` (built by `pnpm build`).
@@ -9,9 +9,9 @@ let config: { stop: () => Promise<void> };
 let gateway: ServiceProcess;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  gateway = await ServiceProcess.start({ service: "api-gateway", env: { PULSAR_WEB_URL: webServiceUrl } });
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  gateway = await ServiceProcess.start({ service: "api-gateway", env: { ...brokerEnv(broker) } });
 });
 
 afterAll(async () => {

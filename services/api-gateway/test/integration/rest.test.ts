@@ -25,10 +25,10 @@ const post = (service: string, payload: unknown, flow = "default") =>
   gw.runtime.http.inject({ method: "POST", url: `/api/v1/flow/${flow}/service/${service}`, payload: payload as object });
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [text, stream, broken]);
-  gw = await startGateway(webServiceUrl);
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [text, stream, broken]);
+  gw = await startGateway(broker);
   for (const tool of [text, stream, broken]) await registerToolService(gw, tool.id, tool.topic);
 });
 

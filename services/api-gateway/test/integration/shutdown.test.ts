@@ -14,10 +14,10 @@ let tools: ServiceRuntime;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [slow]);
-  gw = await startGateway(webServiceUrl);
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [slow]);
+  gw = await startGateway(broker);
   await registerToolService(gw, slow.id, slow.topic);
 });
 

@@ -23,10 +23,10 @@ let gw: RunningGateway;
 let client: SocketClient;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [text, stream, broken]);
-  gw = await startGateway(webServiceUrl);
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [text, stream, broken]);
+  gw = await startGateway(broker);
   for (const tool of [text, stream, broken]) await registerToolService(gw, tool.id, tool.topic);
   const address = await gw.runtime.listen();
   client = await SocketClient.connect(`${address.replace(/^http/, "ws")}/api/v1/socket`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TENANT } from "@toolmesh/schema";
-import { ServiceProcess, ensureTenant, useBroker } from "@toolmesh/test-support";
+import { brokerEnv, ensureTenant, ServiceProcess, useBroker } from "@toolmesh/test-support";
 import { type RunningGateway, SocketClient, registerDescriptor, startConfigService, startGateway, toolRequest, unique } from "./fixture.js";
 
 // Issue 12, item 6: a descriptor naming another tenant's queues reached that tenant's joke-service. Here a
@@ -15,12 +15,13 @@ let gw: RunningGateway;
 let trusting: RunningGateway;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
+  const broker = await useBroker();
+  const { webServiceUrl } = broker;
   await ensureTenant(webServiceUrl, OTHER);
-  theirJokes = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" } });
-  config = await startConfigService(webServiceUrl);
-  gw = await startGateway(webServiceUrl);
-  trusting = await startGateway(webServiceUrl, { TOOLMESH_ALLOWED_TENANTS: OTHER });
+  theirJokes = await ServiceProcess.start({ service: "joke-service", env: { ...brokerEnv(broker), TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" } });
+  config = await startConfigService(broker);
+  gw = await startGateway(broker);
+  trusting = await startGateway(broker, { TOOLMESH_ALLOWED_TENANTS: OTHER });
   await registerDescriptor(gw, foreign, descriptor);
 }, 120_000);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
-import { EverythingServer, ServiceProcess, useBroker } from "@toolmesh/test-support";
+import { brokerEnv, EverythingServer, ServiceProcess, useBroker } from "@toolmesh/test-support";
 import {
   type RunningGateway,
   SocketClient,
@@ -36,14 +36,14 @@ let gw: RunningGateway;
 let socket: SocketClient;
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [stalls]);
+  const broker = await useBroker();
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [stalls]);
   everything = await EverythingServer.start("streamableHttp");
   // mcp-tool gives up on a remote call after 2 s; the gateway waits 1.5 s for tool services but longer for
   // mcp-tool (GATEWAY_MCP_TOOL_TIMEOUT_MS, 45 s by default), so mcp-tool's error reaches the caller.
-  mcpTool = await ServiceProcess.start({ service: "mcp-tool", env: { PULSAR_WEB_URL: webServiceUrl, MCP_CALL_TIMEOUT_MS: "2000" } });
-  gw = await startGateway(webServiceUrl, { GATEWAY_REQUEST_TIMEOUT_MS: "1500" });
+  mcpTool = await ServiceProcess.start({ service: "mcp-tool", env: { ...brokerEnv(broker), MCP_CALL_TIMEOUT_MS: "2000" } });
+  gw = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "1500" });
   await registerToolService(gw, stalls.id, stalls.topic);
   // Once through, so that no first-use set-up (subscriptions, producers) counts against the 1.5 s.
   const warm = await gw.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${stalls.id}`, payload: toolRequest() });

@@ -57,12 +57,13 @@ async function invokeAll(via: RunningGateway, of: TestTool[]) {
 }
 
 beforeAll(async () => {
-  ({ webServiceUrl } = await useBroker());
-  config = await startConfigService(webServiceUrl);
-  tools = await startTools(webServiceUrl, [...removed, ...idled, ...bounded]);
-  gw = await startGateway(webServiceUrl);
-  idle = await startGateway(webServiceUrl, { GATEWAY_TOOL_CLIENT_IDLE_MS: "1000" });
-  small = await startGateway(webServiceUrl, { GATEWAY_MAX_TOOL_CLIENTS: "3" });
+  const broker = await useBroker();
+  ({ webServiceUrl } = broker);
+  config = await startConfigService(broker);
+  tools = await startTools(broker, [...removed, ...idled, ...bounded]);
+  gw = await startGateway(broker);
+  idle = await startGateway(broker, { GATEWAY_TOOL_CLIENT_IDLE_MS: "1000" });
+  small = await startGateway(broker, { GATEWAY_MAX_TOOL_CLIENTS: "3" });
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigPush, ConfigResponse, type ConfigRequestWire, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 
 const dataDir = mkdtempSync(join(tmpdir(), "config-service-"));
 let service: ServiceProcess;
@@ -27,9 +27,9 @@ const tool = (name: string, style: string) => ({
 const value = (type: string, key: string, body: unknown) => ({ type, key, value: JSON.stringify(body) });
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  service = await ServiceProcess.start({ service: "config", env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: dataDir } });
-  pulsar = new PulsarClient({ webServiceUrl });
+  const broker = await useBroker();
+  service = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: dataDir } });
+  pulsar = new PulsarClient(clientOptions(broker));
   config = await RequestClient.create(pulsar, {
     requestTopic: requestTopic("config"),
     responseTopic: responseTopic("config"),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { Manifest, ToolAnnouncement, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 
 // Its own topic, so these processes never answer another test's requests.
 const topic = `joke-${randomUUID().slice(0, 8)}`;
@@ -14,15 +14,15 @@ let jokes: ToolServiceClient;
 const announcements: ToolAnnouncement[] = [];
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
-  pulsar = new PulsarClient({ webServiceUrl });
+  const broker = await useBroker();
+  pulsar = new PulsarClient(clientOptions(broker));
   await pulsar.subscribe(
     { topic: announceTopic, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" },
     async (m) => {
       announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
     },
   );
-  first = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic } });
+  first = await ServiceProcess.start({ service: "joke-service", env: { ...brokerEnv(broker), JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic } });
   jokes = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
 });
 
@@ -59,10 +59,10 @@ describe("joke-service as a process on the real broker", () => {
   });
 
   it("shares requests with a second process on the same Shared subscription", async () => {
-    const { webServiceUrl } = await useBroker();
+    const broker = await useBroker();
     const second = await ServiceProcess.start({
       service: "joke-service",
-      env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic, JOKE_ANNOUNCE: "false" },
+      env: { ...brokerEnv(broker), JOKE_TOPIC: topic, JOKE_ANNOUNCE: "false" },
     });
     const served = async (p: ServiceProcess) => {
       const metrics = await (await fetch(`${p.url}/metrics`)).text();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, type ConfigRequestWire, McpToolResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 
 /**
  * The real config service and the mcp-tool service as processes on the real broker, and Pulsar clients
@@ -21,12 +21,12 @@ export class McpToolSystem {
   ) {}
 
   static async start(env: Record<string, string> = {}): Promise<McpToolSystem> {
-    const { webServiceUrl } = await useBroker();
+    const broker = await useBroker();
     const dataDir = mkdtempSync(join(tmpdir(), "mcp-tool-config-"));
     const topic = `mcp-tool-${randomUUID().slice(0, 8)}`;
-    const config = await ServiceProcess.start({ service: "config", env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: dataDir } });
-    const mcpTool = await ServiceProcess.start({ service: "mcp-tool", env: { PULSAR_WEB_URL: webServiceUrl, MCP_TOOL_TOPIC: topic, ...env } });
-    const pulsar = new PulsarClient({ webServiceUrl });
+    const config = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: dataDir } });
+    const mcpTool = await ServiceProcess.start({ service: "mcp-tool", env: { ...brokerEnv(broker), MCP_TOOL_TOPIC: topic, ...env } });
+    const pulsar = new PulsarClient(clientOptions(broker));
     const configClient = await RequestClient.create(pulsar, {
       requestTopic: requestTopic("config"),
       responseTopic: responseTopic("config"),

@@ -17,7 +17,7 @@ import {
   requestTopic,
   responseTopic,
 } from "@toolmesh/schema";
-import { ServiceProcess, freePort, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, freePort, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 import { ManifestServer } from "./manifest-server.js";
 
 const ADMIN = "test-admin-token-0123456789";
@@ -58,18 +58,18 @@ const sources = async () => (await http("/tools/sources")).body as SourceStatus[
 const statusOf = async (name: string) => (await sources()).find((s) => s.source === name);
 
 beforeAll(async () => {
-  const { webServiceUrl } = await useBroker();
+  const broker = await useBroker();
   await manifests.start();
   manifests.json("/mutable", [weather("Weather for a city"), clock]);
-  configService = await ServiceProcess.start({ service: "config", env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: join(dataDir, "config") } });
+  configService = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: join(dataDir, "config") } });
   jokes = await ServiceProcess.start({
     service: "joke-service",
-    env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: `joke-${randomUUID().slice(0, 8)}`, JOKE_ANNOUNCE: "false" },
+    env: { ...brokerEnv(broker), JOKE_TOPIC: `joke-${randomUUID().slice(0, 8)}`, JOKE_ANNOUNCE: "false" },
   });
   registry = await ServiceProcess.start({
     service: "tool-registry",
     env: {
-      PULSAR_WEB_URL: webServiceUrl,
+      ...brokerEnv(broker),
       REGISTRY_DATA_DIR: join(dataDir, "registry"),
       REGISTRY_ADMIN_TOKEN: ADMIN,
       REGISTRY_ALLOWED_NETWORKS: "127.0.0.0/8",
@@ -80,7 +80,7 @@ beforeAll(async () => {
       TOOL_ANNOUNCE_TOPIC: announceTopic,
     },
   });
-  pulsar = new PulsarClient({ webServiceUrl });
+  pulsar = new PulsarClient(clientOptions(broker));
   config = await RequestClient.create(pulsar, { requestTopic: requestTopic("config"), responseTopic: responseTopic("config"), responseSchema: ConfigResponse });
   registryBus = await RequestClient.create(pulsar, {
     requestTopic: requestTopic("tool-registry"),
@@ -214,10 +214,10 @@ describe("failing sources never empty the catalog", () => {
 
 describe("self-announcing tool services", () => {
   it("adds a tool service started after the registry through its announcement alone, and forgets it when it stops announcing", async () => {
-    const { webServiceUrl } = await useBroker();
+    const broker = await useBroker();
     const runtime = new ServiceRuntime({
       name: "weather-service",
-      env: parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl }),
+      env: parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) }),
       logger: pino({ level: "silent" }),
     });
     class WeatherService extends DynamicToolService {

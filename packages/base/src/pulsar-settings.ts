@@ -1,0 +1,60 @@
+import { readFileSync } from "node:fs";
+import { EnvError } from "@toolmesh/schema";
+import type { PulsarClientOptions } from "@toolmesh/pulsar";
+import type { BaseEnv } from "./env.js";
+
+export const DEFAULT_SERVICE_URL = "pulsar://127.0.0.1:6650";
+export const DEFAULT_WEB_URL = "http://127.0.0.1:8080";
+
+type PulsarEnv = Pick<
+  BaseEnv,
+  | "PULSAR_SERVICE_URL"
+  | "PULSAR_WEB_URL"
+  | "PULSAR_TRANSPORT"
+  | "PULSAR_AUTH_TOKEN"
+  | "PULSAR_AUTH_TOKEN_FILE"
+  | "PULSAR_TLS_CA_FILE"
+  | "PULSAR_TLS_CERT_FILE"
+  | "PULSAR_TLS_KEY_FILE"
+  | "PULSAR_TLS_VERIFY"
+  | "PULSAR_RECEIVER_QUEUE_SIZE"
+>;
+
+/**
+ * How a service reaches Pulsar, from its environment. The rule: PULSAR_TRANSPORT decides when set;
+ * otherwise a service URL means the binary protocol, a web URL alone means the WebSocket API (how
+ * toolmesh ran before), and neither means the binary protocol on the default broker.
+ */
+export function pulsarSettings(env: PulsarEnv): Omit<PulsarClientOptions, "logger"> {
+  const problems: string[] = [];
+  const kind = env.PULSAR_TRANSPORT ?? (env.PULSAR_SERVICE_URL || !env.PULSAR_WEB_URL ? "binary" : "websocket");
+  if (env.PULSAR_AUTH_TOKEN && env.PULSAR_AUTH_TOKEN_FILE) {
+    problems.push("PULSAR_AUTH_TOKEN_FILE: give either PULSAR_AUTH_TOKEN or PULSAR_AUTH_TOKEN_FILE, not both");
+  }
+  if (Boolean(env.PULSAR_TLS_CERT_FILE) !== Boolean(env.PULSAR_TLS_KEY_FILE)) {
+    problems.push("PULSAR_TLS_KEY_FILE: a client certificate needs both PULSAR_TLS_CERT_FILE and PULSAR_TLS_KEY_FILE");
+  }
+  const read = (name: keyof PulsarEnv): Buffer | undefined => {
+    const path = env[name];
+    if (typeof path !== "string") return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      problems.push(`${name}=${JSON.stringify(path)}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      return undefined;
+    }
+  };
+  const tls = { ca: read("PULSAR_TLS_CA_FILE"), cert: read("PULSAR_TLS_CERT_FILE"), key: read("PULSAR_TLS_KEY_FILE") };
+  const tokenFile = env.PULSAR_AUTH_TOKEN_FILE;
+  if (tokenFile) read("PULSAR_AUTH_TOKEN_FILE");
+  if (problems.length > 0) throw new EnvError(problems);
+  return {
+    kind,
+    serviceUrl: env.PULSAR_SERVICE_URL ?? DEFAULT_SERVICE_URL,
+    webServiceUrl: env.PULSAR_WEB_URL ?? DEFAULT_WEB_URL,
+    // A token file is read again at every connection, so a rotated token is picked up without a restart.
+    authToken: env.PULSAR_AUTH_TOKEN ?? (tokenFile ? () => readFileSync(tokenFile, "utf8").trim() : undefined),
+    tls: { ...tls, rejectUnauthorized: env.PULSAR_TLS_VERIFY },
+    receiverQueueSize: env.PULSAR_RECEIVER_QUEUE_SIZE,
+  };
+}

@@ -1,0 +1,56 @@
+import { BrokerConnection, type ConnectionOptions, DEFAULT_MAX_MESSAGE_SIZE } from "./connection.js";
+import type { BrokerAddress } from "./service-url.js";
+
+export type PoolSettings = Omit<ConnectionOptions, "logical" | "physical">;
+
+/**
+ * One connection per broker (per broker-through-proxy pair), opened on first use and dropped from the
+ * pool when it closes, so the next user opens a fresh one.
+ */
+export class ConnectionPool {
+  private readonly connections = new Map<string, Promise<BrokerConnection>>();
+  private readonly open = new Set<BrokerConnection>();
+  /** The limit the most recent CONNECTED announced. */
+  maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+  private closed = false;
+
+  constructor(private readonly settings: PoolSettings) {}
+
+  get(logical: BrokerAddress, physical: BrokerAddress = logical): Promise<BrokerConnection> {
+    if (this.closed) return Promise.reject(new Error("the Pulsar transport is closed"));
+    const key = `${logical.url}|${physical.url}`;
+    let connection = this.connections.get(key);
+    if (!connection) {
+      const created = new BrokerConnection({ ...this.settings, logical, physical });
+      created.onClose(() => {
+        this.open.delete(created);
+        if (this.connections.get(key) === connection) this.connections.delete(key);
+      });
+      connection = created.open().then(
+        () => {
+          if (this.closed) {
+            // Opened while the transport was closing: nobody will use or close it.
+            created.close();
+            throw new Error("the Pulsar transport is closed");
+          }
+          this.maxMessageSize = created.maxMessageSize;
+          this.open.add(created);
+          return created;
+        },
+        (err: unknown) => {
+          if (this.connections.get(key) === connection) this.connections.delete(key);
+          throw err;
+        },
+      );
+      this.connections.set(key, connection);
+    }
+    return connection;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of this.open) connection.close();
+    this.open.clear();
+    this.connections.clear();
+  }
+}

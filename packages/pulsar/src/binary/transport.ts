@@ -1,0 +1,134 @@
+import pino, { type Logger } from "pino";
+import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import { isRetriable } from "./broker-error.js";
+import { ConnectionPool } from "./connection-pool.js";
+import type { TlsSettings } from "./connection.js";
+import { BinaryConsumer } from "./consumer.js";
+import { TopicLookup } from "./lookup.js";
+import { PartitionedConsumer, PartitionedProducer, partitionTopic } from "./partitioned.js";
+import { BinaryProducer } from "./producer.js";
+import type { HandleContext } from "./reconnecting-handle.js";
+import { type BrokerAddress, parseBrokerUrl } from "./service-url.js";
+import { Backoff } from "../backoff.js";
+
+export interface BinaryTransportOptions {
+  /** pulsar://host:port or pulsar+ssl://host:port: a broker or a Pulsar proxy. */
+  serviceUrl: string;
+  logger?: Logger;
+  /** AuthenticationToken (the "token" method); a function is asked on every new connection. */
+  authToken?: string | (() => string | Promise<string>);
+  tls?: TlsSettings;
+  /** How long a message may wait for the broker's confirmation, across reconnects (default 30 000). */
+  sendTimeoutMs?: number;
+  /** Lookup, subscribe and producer round trips (default 30 000). */
+  operationTimeoutMs?: number;
+  /** Ping interval; a broker silent for a whole interval is taken as gone (default 30 000). */
+  keepAliveIntervalMs?: number;
+  /** Permits per consumer unless the subscription asks for another size (default 10 000). */
+  receiverQueueSize?: number;
+  /** Unconfirmed messages a producer keeps for resending before refusing more (default 10 000). */
+  maxPendingMessages?: number;
+}
+
+/**
+ * Pulsar's binary protocol over TCP or TLS, written in TypeScript: what Apache's own clients speak,
+ * without the broker's WebSocket service in between. One connection per broker is shared by every
+ * producer and consumer on it.
+ */
+export class BinaryTransport implements Transport {
+  private readonly pool: ConnectionPool;
+  private readonly context: HandleContext;
+  private readonly serviceUrl: BrokerAddress;
+  private readonly channels = new Set<{ close(): Promise<void> }>();
+  private closed = false;
+
+  constructor(private readonly options: BinaryTransportOptions) {
+    this.serviceUrl = parseBrokerUrl(options.serviceUrl);
+    const logger = options.logger ?? pino({ level: "silent" });
+    const token = options.authToken;
+    const operationTimeoutMs = options.operationTimeoutMs ?? 30_000;
+    this.pool = new ConnectionPool({
+      logger,
+      tls: options.tls,
+      authToken: token === undefined ? undefined : async () => (typeof token === "string" ? token : await token()),
+      operationTimeoutMs,
+      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
+    });
+    const lookup = new TopicLookup(this.pool, this.serviceUrl);
+    this.context = { pool: this.pool, lookup, logger, operationTimeoutMs };
+  }
+
+  /** The broker's message size limit from its CONNECTED (5 MiB until a connection is made). */
+  get maxMessageSize(): number {
+    return this.pool.maxMessageSize;
+  }
+
+  async createProducer(topic: string): Promise<ProducerChannel> {
+    const partitions = await this.partitions(topic);
+    const make = (name: string, partition: number) =>
+      new BinaryProducer(this.context, name, {
+        sendTimeoutMs: this.options.sendTimeoutMs ?? 30_000,
+        maxPendingMessages: this.options.maxPendingMessages ?? 10_000,
+        partition,
+        maxMessageSize: () => this.pool.maxMessageSize,
+      });
+    if (partitions === 0) {
+      const producer = make(topic, -1);
+      return this.track(producer, [producer]);
+    }
+    const producers = Array.from({ length: partitions }, (_, i) => make(partitionTopic(topic, i), i));
+    return this.track(new PartitionedProducer(topic, producers), producers);
+  }
+
+  async subscribe(options: SubscribeOptions, onMessage: (message: IncomingMessage) => void): Promise<ConsumerChannel> {
+    if (!options.subscription) throw new Error(`refused: subscribing to ${options.topic} needs a subscription name`);
+    const partitions = await this.partitions(options.topic);
+    const settings = { receiverQueueSize: options.receiverQueueSize ?? this.options.receiverQueueSize ?? 10_000, reportedTopic: options.topic };
+    const make = (name: string, partition: number) =>
+      new BinaryConsumer(this.context, name, options, { ...settings, partition }, onMessage);
+    if (partitions === 0) {
+      const consumer = make(options.topic, -1);
+      return this.track(consumer, [consumer]);
+    }
+    const consumers = Array.from({ length: partitions }, (_, i) => make(partitionTopic(options.topic, i), i));
+    return this.track(new PartitionedConsumer(options.topic, options.subscription, consumers), consumers);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.channels].map((channel) => channel.close()));
+    this.channels.clear();
+    this.pool.close();
+  }
+
+  /** Partition count, retrying while the broker is unreachable, up to the operation timeout. */
+  private async partitions(topic: string): Promise<number> {
+    const deadline = Date.now() + (this.options.operationTimeoutMs ?? 30_000);
+    const backoff = new Backoff();
+    for (;;) {
+      try {
+        return await this.context.lookup.partitions(topic);
+      } catch (err) {
+        if (!isRetriable(err) || Date.now() >= deadline || this.closed) throw err;
+        await new Promise((r) => setTimeout(r, backoff.next()));
+      }
+    }
+  }
+
+  /** Starts the handles (every partition's) and keeps the channel for close(); a failed start closes them all. */
+  private async track<T extends { close(): Promise<void> }>(
+    channel: T,
+    handles: Array<{ start(): Promise<void> }>,
+  ): Promise<T> {
+    this.channels.add(channel);
+    try {
+      await Promise.all(handles.map((h) => h.start()));
+      return channel;
+    } catch (err) {
+      this.channels.delete(channel);
+      await channel.close();
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Broker, clientOptions, pythonPeer, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
+import { PulsarClient, type IncomingMessage } from "../../src/index.js";
+
+// Apache's C++ client (through Python's pulsar-client) on the other end of our binary transport:
+// batches and compressed payloads it produces must arrive intact, and it must read what we produce.
+const PEERS = resolve(import.meta.dirname, "peers");
+let python: string;
+let broker: Broker;
+let client: PulsarClient;
+
+beforeAll(async () => {
+  python = pythonPeer("pulsar");
+  broker = await useBroker();
+  client = new PulsarClient(clientOptions(broker, "binary"));
+});
+afterAll(() => client?.close());
+
+/** Runs a peer script; resolves with its stdout lines once it exits 0. */
+function runPeer(script: string, args: string[], onLine: (line: string) => void = () => {}): { child: ChildProcess; done: Promise<string[]> } {
+  const child = spawn(python, [resolve(PEERS, script), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const lines: string[] = [];
+  let stderr = "";
+  let partial = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split("\n");
+    partial = parts.pop()!;
+    for (const line of parts) {
+      lines.push(line);
+      onLine(line);
+    }
+  });
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<string[]>((resolvePromise, reject) =>
+    child.on("exit", (code) => (code === 0 ? resolvePromise(lines) : reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`)))),
+  );
+  return { child, done };
+}
+
+const expectedPayload = (i: number) => `{"i": ${i}, "text": "${"toolmesh ".repeat(40)}"}`;
+
+describe("messages from Apache's C++ client (Python pulsar-client)", () => {
+  it.each([
+    ["LZ4", true],
+    ["ZSTD", true],
+    ["ZLib", true],
+    ["SNAPPY", true],
+    ["LZ4", false],
+    ["NONE", true],
+  ])("arrive intact with %s compression, batching %s: payloads, properties, keys, order", async (codec, batching) => {
+    const count = 300;
+    const topic = uniqueTopic(`peer-${codec.toLowerCase()}`, { persistence: "persistent", namespace: "flow" });
+    const received: IncomingMessage[] = [];
+    const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
+      received.push(m);
+    });
+    const lines = await runPeer("produce.py", [broker.serviceUrl, topic, String(count), codec, String(batching)]).done;
+    expect(lines).toContain(`sent ${count}`);
+    await waitFor(() => received.length >= count, { timeoutMs: 20_000, description: `${count} messages` });
+    expect(received).toHaveLength(count);
+    received.forEach((m, i) => {
+      expect(m.payload.toString()).toBe(expectedPayload(i));
+      expect(m.properties).toEqual({ i: String(i), peer: "python", codec });
+      expect(m.key).toBe(`key-${i % 3}`);
+    });
+    // Batched: several messages share an entry and differ by batch index (ledger:entry:partition:index).
+    const entries = new Set(received.map((m) => m.messageId.split(":").slice(0, 2).join(":")));
+    if (batching) expect(entries.size).toBeLessThan(count);
+    else expect(entries.size).toBe(count);
+    await sub.close();
+  }, 60_000);
+
+  it("acks every message of a batch, so a new consumer on the subscription gets nothing again", async () => {
+    const topic = uniqueTopic("peer-acks", { persistence: "persistent", namespace: "flow" });
+    const first: IncomingMessage[] = [];
+    const sub = await client.subscribe({ topic, subscription: "ours", type: "Shared" }, async (m) => {
+      first.push(m);
+    });
+    await runPeer("produce.py", [broker.serviceUrl, topic, "100", "LZ4", "true"]).done;
+    await waitFor(() => first.length === 100, { description: "100 messages" });
+    await sub.close();
+
+    const again: IncomingMessage[] = [];
+    const marker = await client.subscribe({ topic, subscription: "ours", type: "Shared" }, async (m) => {
+      again.push(m);
+    });
+    await client.sendJson(topic, { marker: true });
+    await waitFor(() => again.length >= 1, { description: "the marker" });
+    expect(again.map((m) => m.payload.toString())).toEqual([JSON.stringify({ marker: true })]);
+    await marker.close();
+  }, 60_000);
+});
+
+describe("messages from our producer", () => {
+  it("are read by Apache's C++ client with payloads, properties and keys", async () => {
+    const topic = uniqueTopic("peer-reader", { persistence: "persistent", namespace: "flow" });
+    let ready = false;
+    const peer = runPeer("consume.py", [broker.serviceUrl, topic, "20"], (line) => {
+      if (line === "ready") ready = true;
+    });
+    await waitFor(() => ready, { timeoutMs: 30_000, description: "the Python consumer" });
+    const producer = await client.producer(topic);
+    for (let i = 0; i < 20; i++) {
+      await producer.send({ payload: Buffer.from(`héllo ${i} ✓`), properties: { i: String(i), from: "toolmesh" }, key: `k${i % 2}` });
+    }
+    // The C++ client logs to stdout too; the script's own lines are the JSON ones.
+    const lines = (await peer.done).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    expect(lines).toEqual(
+      Array.from({ length: 20 }, (_, i) => ({ payload: `héllo ${i} ✓`, properties: { i: String(i), from: "toolmesh" }, key: `k${i % 2}` })),
+    );
+  }, 60_000);
+});
