@@ -28,7 +28,10 @@ for name in "${names[@]}"; do
   file="$dir/$name.txt"
   [[ -f "$file" ]] || { echo "python-peers: no $file" >&2; exit 2; }
   nodeps="$dir/$name.no-deps.txt"
-  hash="$(cat "$file" "$nodeps" 2>/dev/null | sha256sum | cut -c1-12)"
+  # Only files that exist: a missing one would fail cat, and with pipefail the whole script.
+  hashed=("$file")
+  if [[ -f "$nodeps" ]]; then hashed+=("$nodeps"); fi
+  hash="$(cat "${hashed[@]}" | sha256sum | cut -c1-12)"
   venv="$cache/$name-$hash"
   (
     flock 9
