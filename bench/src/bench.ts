@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REPO_ROOT, TEST_BROKER, useBroker } from "@toolmesh/test-support";
+import { REPO_ROOT, TEST_BROKER, brokerServiceUrl, useBroker } from "@toolmesh/test-support";
 import { listenerPid } from "./listener-pid.js";
 import { type CallRow, callTable, callTarget, registryTable, servicesTable } from "./report.js";
 import { startBaseline } from "./scenarios/baseline.js";
@@ -16,7 +16,7 @@ import { startOfficialRaw } from "./scenarios/official-raw.js";
 import { type RefreshTiming, registryRefresh } from "./scenarios/registry.js";
 import { startToolCall } from "./scenarios/tool-call.js";
 import type { BenchContext, CallTarget } from "./scenarios/types.js";
-import { type TransportKind, binaryTransportClass, brokerServiceUrl } from "./transports.js";
+import { type TransportKind, binaryTransportClass } from "./transports.js";
 import { type LoadResult, combineRounds, runLoad } from "./stats.js";
 
 const RESULTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../results");

@@ -76,12 +76,3 @@ export async function assertTransport(ctx: BenchContext, topic: string, kind: Tr
     throw new Error(`${what}: expected only ${kind} clients on ${topic}, found ${JSON.stringify(versions)}`);
   }
 }
-
-/** The broker's binary URL: PULSAR_SERVICE_URL, else what its cluster metadata advertises. */
-export async function brokerServiceUrl(webServiceUrl: string): Promise<string> {
-  if (process.env.PULSAR_SERVICE_URL) return process.env.PULSAR_SERVICE_URL;
-  const clusters = (await (await fetch(`${webServiceUrl}/admin/v2/clusters`)).json()) as string[];
-  const cluster = (await (await fetch(`${webServiceUrl}/admin/v2/clusters/${clusters[0]}`)).json()) as { brokerServiceUrl?: string };
-  if (!cluster.brokerServiceUrl) throw new Error(`cluster ${clusters[0]} advertises no brokerServiceUrl`);
-  return cluster.brokerServiceUrl;
-}

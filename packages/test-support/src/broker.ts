@@ -93,6 +93,18 @@ export async function useBroker(): Promise<Broker> {
   return { webServiceUrl };
 }
 
+/**
+ * The broker's binary-protocol URL (pulsar://…): PULSAR_SERVICE_URL when set, else the `brokerServiceUrl`
+ * its cluster advertises through the admin API (on the test broker, pulsar://127.0.0.1:16650).
+ */
+export async function brokerServiceUrl(webServiceUrl: string): Promise<string> {
+  if (process.env.PULSAR_SERVICE_URL) return process.env.PULSAR_SERVICE_URL;
+  const clusters = (await (await fetch(`${webServiceUrl}/admin/v2/clusters`)).json()) as string[];
+  const cluster = (await (await fetch(`${webServiceUrl}/admin/v2/clusters/${clusters[0]}`)).json()) as { brokerServiceUrl?: string };
+  if (!cluster.brokerServiceUrl) throw new Error(`cluster ${clusters[0]} advertises no brokerServiceUrl`);
+  return cluster.brokerServiceUrl;
+}
+
 export interface BrokerInstanceOptions {
   /** Instance folder (data, logs, pid); separate from the shared broker's. */
   home: string;

@@ -1,4 +1,4 @@
-export { BrokerInstance, REPO_ROOT, TEST_BROKER, brokerReady, useBroker, type Broker, type BrokerInstanceOptions } from "./broker.js";
+export { BrokerInstance, REPO_ROOT, TEST_BROKER, brokerReady, brokerServiceUrl, useBroker, type Broker, type BrokerInstanceOptions } from "./broker.js";
 export { ProxyInstance, type ProxyInstanceOptions } from "./proxy.js";
 export { ScriptedLlm, type ChatRequest, type ScriptedTurn } from "./scripted-llm.js";
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
@@ -6,5 +6,7 @@ export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { pythonPeer } from "./python-peer.js";
-export { apacheClient, type ApacheClientMode, type ApacheClientOptions, type ApacheClientResult, type ApacheClientRun, type ApacheMessage } from "./apache-client.js";
+export { apacheClient, type ApacheClientMode, type ApacheClientOptions, type ApacheClientResult, type ApacheMessage } from "./apache-client.js";
+export { runPythonScript, type PythonRun } from "./python-run.js";
+export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
