@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { brokerServiceUrl, trustGraphToolCalls, trustGraphToolService } from "@toolmesh/test-support";
+import { brokerServiceUrl, trustGraphToolCalls, trustGraphToolService, useBroker } from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // TrustGraph 2.11.1's own Python classes (trustgraph-base, over the broker's binary protocol) and toolmesh
@@ -15,8 +15,10 @@ let pulsar: PulsarClient;
 
 beforeAll(async () => {
   await system.start([["joke-service", { JOKE_ANNOUNCE: "false" }]]);
-  pulsarHost = await brokerServiceUrl(system.webServiceUrl);
-  pulsar = new PulsarClient({ webServiceUrl: system.webServiceUrl });
+  // Every URL the test broker has: the client takes the transport the product selects from them.
+  const broker = await useBroker();
+  pulsarHost = await brokerServiceUrl(broker.webServiceUrl);
+  pulsar = new PulsarClient({ ...broker });
 }, 120_000);
 
 afterAll(async () => {

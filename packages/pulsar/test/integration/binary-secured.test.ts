@@ -14,7 +14,8 @@ const topic = (name: string) => `persistent://public/default/${name}-${randomUUI
 const expected = [0, 1, 2].map((i) => ({ payload: `message-${i}`, properties: { i: String(i) } }));
 
 function connect(options: Omit<BinaryTransportOptions, "serviceUrl"> & { serviceUrl?: string }): PulsarClient {
-  const transport = new BinaryTransport({ serviceUrl: secured.broker.serviceUrl, operationTimeoutMs: 5_000, ...options });
+  // The first persistent topic on a freshly started broker can take seconds on a busy 2-core machine.
+  const transport = new BinaryTransport({ serviceUrl: secured.broker.serviceUrl, operationTimeoutMs: 15_000, ...options });
   const client = new PulsarClient({ webServiceUrl: secured.broker.webServiceUrl, transport });
   clients.push(client);
   return client;
@@ -90,7 +91,7 @@ describe("TLS with a self-signed CA", () => {
   });
 
   it("refuses a broker certificate it cannot verify", async () => {
-    const client = connect({ serviceUrl: secured.broker.serviceUrlTls!, authToken: secured.token });
+    const client = connect({ serviceUrl: secured.broker.serviceUrlTls!, authToken: secured.token, operationTimeoutMs: 5_000 });
     await expect(client.send(topic("untrusted"), Buffer.from("x"))).rejects.toThrow(/certificate/i);
   });
 });
