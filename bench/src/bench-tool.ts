@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
+import type { BenchContext } from "./scenarios/types.js";
+import { type TransportKind, transportEnv } from "./transports.js";
 import { benchAnswer } from "./workload.js";
 
 /** The trivial tool service: answers at once, so what is measured is toolmesh and the broker. */
@@ -15,8 +17,11 @@ export class BenchTool extends DynamicToolService {
   }
 }
 
-/** A runtime (Pulsar client, metrics) for in-process tool services; its HTTP server never listens. */
-export function benchRuntime(webServiceUrl: string, name = "bench-tools"): ServiceRuntime {
-  const env = parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0", LOG_LEVEL: "warn" });
+/**
+ * A runtime (Pulsar client, metrics) for in-process tool services, on the transport the environment
+ * selects as it would in a service process; its HTTP server never listens.
+ */
+export function benchRuntime(ctx: BenchContext, kind: TransportKind, name = "bench-tools"): ServiceRuntime {
+  const env = parseEnv(BaseEnv, { ...transportEnv(ctx, kind), HTTP_PORT: "0", LOG_LEVEL: "warn" });
   return new ServiceRuntime({ name, env, logger: pino({ level: "warn" }, pino.destination(2)) });
 }

@@ -3,23 +3,40 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REPO_ROOT, TEST_BROKER, useBroker } from "@toolmesh/test-support";
+import { REPO_ROOT, TEST_BROKER, brokerServiceUrl, useBroker } from "@toolmesh/test-support";
+import { listenerPid } from "./listener-pid.js";
 import { type CallRow, callTable, callTarget, registryTable, servicesTable } from "./report.js";
 import { startBaseline } from "./scenarios/baseline.js";
+import { startBinaryRaw } from "./scenarios/binary-raw.js";
 import { type ServiceFootprint, serviceFootprints } from "./scenarios/footprint.js";
 import { gatewayRest } from "./scenarios/gateway-rest.js";
 import { gatewaySocket } from "./scenarios/gateway-socket.js";
-import { type GatewaySystem, startGatewaySystem } from "./scenarios/gateway-system.js";
+import { type ConfigService, type GatewaySystem, startConfigService, startGatewaySystem } from "./scenarios/gateway-system.js";
+import { startOfficialRaw } from "./scenarios/official-raw.js";
 import { type RefreshTiming, registryRefresh } from "./scenarios/registry.js";
 import { type McpCallTarget, startMcpCall } from "./scenarios/mcp-call.js";
 import { startToolCall } from "./scenarios/tool-call.js";
 import type { BenchContext, CallTarget } from "./scenarios/types.js";
+import { type TransportKind, binaryTransportClass } from "./transports.js";
 import { type LoadResult, combineRounds, runLoad } from "./stats.js";
 
 const RESULTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../results");
 
-const CALL_SCENARIOS = ["baseline", "baseline-coalesced", "tool-call", "gateway-rest", "gateway-socket", "mcp-call"] as const;
+const CALL_SCENARIOS = [
+  "baseline",
+  "baseline-coalesced",
+  "official-raw",
+  "binary-raw",
+  "tool-call",
+  "tool-call-binary",
+  "gateway-rest",
+  "gateway-socket",
+  "gateway-rest-binary",
+  "gateway-socket-binary",
+  "mcp-call",
+] as const;
 type CallScenario = (typeof CALL_SCENARIOS)[number];
+const onBinary = (scenario: CallScenario) => scenario === "binary-raw" || scenario.endsWith("-binary");
 
 /** Knobs (environment): what to run and how much; defaults are the issue's. */
 function settings() {
@@ -50,14 +67,22 @@ function gitState(): { commit: string; dirty: boolean } {
   }
 }
 
-/** The test broker's JVM, when that is the broker in use (its CPU is charged to the calls). */
+/**
+ * The broker's JVM (its CPU is charged to the calls): the test broker's pid file, else the local process
+ * listening on the web port (e.g. a test broker started from another checkout).
+ */
 function brokerPid(webServiceUrl: string): number | undefined {
-  if (webServiceUrl !== `http://127.0.0.1:${TEST_BROKER.webPort}`) return undefined;
-  try {
-    return Number(readFileSync(join(TEST_BROKER.home, "pulsar.pid"), "utf8").trim()) || undefined;
-  } catch {
-    return undefined;
+  const url = new URL(webServiceUrl);
+  if (url.hostname !== "127.0.0.1" && url.hostname !== "localhost") return undefined;
+  if (webServiceUrl === `http://127.0.0.1:${TEST_BROKER.webPort}`) {
+    try {
+      const pid = Number(readFileSync(join(TEST_BROKER.home, "pulsar.pid"), "utf8").trim());
+      if (pid) return pid;
+    } catch {
+      // not started from this checkout
+    }
   }
+  return listenerPid(Number(url.port || 80));
 }
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
@@ -66,21 +91,54 @@ const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
  * Call scenarios interleaved per concurrency level (baseline, toolmesh, gateway REST, gateway socket at
  * c=1, then all at c=8, ...), so a change in machine load hits them alike and the ratios stay fair.
  */
-async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Promise<CallRow[]> {
+async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipped: string[]): Promise<CallRow[]> {
   const targets = new Map<CallScenario, CallTarget>();
-  let system: GatewaySystem | undefined;
+  let config: ConfigService | undefined;
+  const systems = new Map<TransportKind, GatewaySystem>();
   let mcp: McpCallTarget | undefined;
+  const system = async (kind: TransportKind) => {
+    config ??= await startConfigService(ctx);
+    if (!systems.has(kind)) systems.set(kind, await startGatewaySystem(ctx, kind));
+    return systems.get(kind)!;
+  };
+  const start: Record<CallScenario, () => Promise<CallTarget>> = {
+    baseline: () => startBaseline(ctx),
+    "baseline-coalesced": () => startBaseline(ctx, { coalesce: true }),
+    "official-raw": () => startOfficialRaw(ctx),
+    "binary-raw": () => startBinaryRaw(ctx),
+    "tool-call": () => startToolCall(ctx, "websocket"),
+    "tool-call-binary": () => startToolCall(ctx, "binary"),
+    "gateway-rest": async () => gatewayRest(await system("websocket")),
+    "gateway-socket": async () => gatewaySocket(await system("websocket")),
+    "gateway-rest-binary": async () => gatewayRest(await system("binary")),
+    "gateway-socket-binary": async () => gatewaySocket(await system("binary")),
+    "mcp-call": async () => (mcp = await startMcpCall(ctx)),
+  };
+  // The front door's process: the api-gateway, or the mcp-server for MCP calls.
+  const gatewayPid = (scenario: CallScenario) =>
+    scenario === "mcp-call"
+      ? mcp?.serverPid
+      : scenario.startsWith("gateway-")
+        ? systems.get(onBinary(scenario) ? "binary" : "websocket")?.gateway.pid
+        : undefined;
   try {
+    const binary = binaryTransportClass() !== undefined;
     for (const scenario of s.callScenarios) {
+      if (onBinary(scenario) && !binary) {
+        skipped.push(`${scenario}: @toolmesh/pulsar has no BinaryTransport yet`);
+        continue;
+      }
       log(`starting ${scenario}`);
-      if (scenario === "baseline") targets.set(scenario, await startBaseline(ctx));
-      if (scenario === "baseline-coalesced") targets.set(scenario, await startBaseline(ctx, { coalesce: true }));
-      if (scenario === "tool-call") targets.set(scenario, await startToolCall(ctx));
-      if (scenario.startsWith("gateway-")) system ??= await startGatewaySystem(ctx);
-      if (scenario === "gateway-rest") targets.set(scenario, gatewayRest(system!));
-      if (scenario === "gateway-socket") targets.set(scenario, await gatewaySocket(system!));
-      if (scenario === "mcp-call") targets.set(scenario, (mcp = await startMcpCall(ctx)));
+      try {
+        targets.set(scenario, await start[scenario]());
+      } catch (err) {
+        // The anchor needs Python's pulsar-client; without it the run goes on and says so.
+        if (scenario !== "official-raw") throw err;
+        skipped.push(`${scenario}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+      }
     }
+    const broker = brokerPid(ctx.webServiceUrl);
+    if (!broker) log("no local broker process found: the broker CPU column stays empty");
     const results = new Map<string, LoadResult[]>();
     const order = [...targets.keys()];
     for (let round = 0; round < s.rounds; round++) {
@@ -88,18 +146,15 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Prom
         // Each round starts with a different scenario, so none is always the one after a given other.
         for (let k = 0; k < order.length; k++) {
           const scenario = order[(k + round) % order.length]!;
-          const result = await runLoad((i) => targets.get(scenario)!.call(i), {
+          const target = targets.get(scenario)!;
+          const options = {
             concurrency,
             calls: s.calls,
             warmup: Math.max(200, 10 * concurrency),
             capMs: s.capMs,
-            // The front door's process: the api-gateway, or the mcp-server for MCP calls.
-            pids: {
-              broker: brokerPid(ctx.webServiceUrl),
-              ...(scenario.startsWith("gateway-") ? { gateway: system?.gateway.pid } : {}),
-              ...(scenario === "mcp-call" ? { gateway: mcp?.serverPid } : {}),
-            },
-          });
+            pids: { broker, gateway: gatewayPid(scenario) },
+          };
+          const result = target.runLoad ? await target.runLoad(options) : await runLoad((i) => target.call(i), options);
           const key = `${scenario} ${concurrency}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           log(`round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`);
@@ -108,19 +163,17 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>): Prom
     }
     const rows: CallRow[] = [];
     for (const concurrency of s.concurrency) {
-      const p50Of = (scenario: CallScenario) => {
-        const rounds = results.get(`${scenario} ${concurrency}`);
-        return rounds ? combineRounds(rounds).p50 : Number.NaN;
-      };
+      const combined = new Map(order.map((scenario) => [scenario as string, combineRounds(results.get(`${scenario} ${concurrency}`)!)]));
       for (const scenario of order) {
-        const combined = combineRounds(results.get(`${scenario} ${concurrency}`)!);
-        rows.push({ scenario, ...combined, ...callTarget(scenario, combined, p50Of("baseline"), p50Of("baseline-coalesced"), p50Of("tool-call")) });
+        const row = combined.get(scenario)!;
+        rows.push({ scenario, ...row, ...callTarget(scenario, row, (other) => combined.get(other)) });
       }
     }
     return rows;
   } finally {
     for (const target of targets.values()) await target.close().catch((err: unknown) => log(`close failed: ${String(err)}`));
-    await system?.stop();
+    for (const started of systems.values()) await started.stop();
+    await config?.stop();
   }
 }
 
@@ -133,11 +186,13 @@ export async function main(): Promise<number> {
 
   const broker = await useBroker();
   const tenant = process.env.TOOLMESH_TENANT!;
-  const ctx: BenchContext = { webServiceUrl: broker.webServiceUrl, tenant, profileDir };
-  log(`broker ${ctx.webServiceUrl}, tenant ${tenant}, ${cpus().length} cpus, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  const serviceUrl = await brokerServiceUrl(broker.webServiceUrl);
+  const ctx: BenchContext = { webServiceUrl: broker.webServiceUrl, serviceUrl, tenant, profileDir };
+  log(`broker ${ctx.webServiceUrl} ${serviceUrl}, tenant ${tenant}, ${cpus().length} cpus, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 
   const load: Record<string, number[]> = { start: loadavg() };
-  const calls = s.callScenarios.length ? await runCalls(ctx, s) : [];
+  const skipped: string[] = [];
+  const calls = s.callScenarios.length ? await runCalls(ctx, s, skipped) : [];
   load.afterCalls = loadavg();
   const registry: RefreshTiming[] = [];
   if (s.registry) {
@@ -160,6 +215,7 @@ export async function main(): Promise<number> {
     `load average (1/5/15 min) at start: ${load.start!.map((l) => l.toFixed(2)).join(" ")}  at end: ${load.end.map((l) => l.toFixed(2)).join(" ")}`,
   ];
   if (calls.length) out.push("", callTable(calls));
+  for (const reason of skipped) out.push(`skipped ${reason}`);
   if (registry.length) out.push("", registryTable(registry));
   if (services.length) out.push("", servicesTable(services));
   console.log(out.join("\n"));
@@ -175,6 +231,7 @@ export async function main(): Promise<number> {
     tenant,
     settings: s,
     calls,
+    skipped,
     registry,
     services,
     ...(profileDir ? { profileDir } : {}),

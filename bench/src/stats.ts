@@ -158,22 +158,27 @@ export async function runLoad(call: (i: number) => Promise<void>, options: LoadO
   const capped = await drive(call, options.concurrency, options.calls, started + options.capMs, latencies, onError);
   const wallMs = performance.now() - started;
   const cpu = meter(latencies.length);
+  return summarize(latencies, { concurrency: options.concurrency, errors, firstError, capped, wallMs, cpu });
+}
+
+/** The figures of one measured phase from its latencies (ms, one per call that completed correctly). */
+export function summarize(
+  latencies: number[],
+  phase: { concurrency: number; errors: number; firstError?: string; capped: boolean; wallMs: number; cpu: CpuShares },
+): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
   const sum = latencies.reduce((a, b) => a + b, 0);
+  const { firstError, ...rest } = phase;
   return {
-    concurrency: options.concurrency,
+    ...rest,
     ok: latencies.length,
-    errors,
     ...(firstError ? { firstError } : {}),
-    capped,
-    wallMs,
-    callsPerSec: (latencies.length / wallMs) * 1000,
+    callsPerSec: (latencies.length / phase.wallMs) * 1000,
     p50: percentile(sorted, 50),
     p90: percentile(sorted, 90),
     p99: percentile(sorted, 99),
     max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
     mean: latencies.length ? sum / latencies.length : Number.NaN,
-    cpu,
   };
 }
 

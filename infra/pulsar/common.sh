@@ -1,10 +1,14 @@
 # shellcheck shell=bash disable=SC2034 # variables are used by the scripts that source this file
-# Shared settings and helpers for start.sh / stop.sh / status.sh. Sourced, never run.
-# Precedence for ports: explicit env var > ports recorded in $PULSAR_HOME/instance.env by the last
-# start.sh > built-in default, so `PULSAR_HOME=/tmp/x ./stop.sh` finds an instance started on other ports.
+# Shared settings and helpers for the broker scripts (start/stop/status.sh, token.sh) and the proxy
+# scripts. Sourced, never run.
+# Precedence for ports and security switches: explicit env var > values recorded in
+# $PULSAR_HOME/instance.env by the last start.sh > built-in default, so `PULSAR_HOME=/tmp/x ./stop.sh`
+# finds an instance started on other ports (and with its admin token).
 
 PULSAR_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$PULSAR_DIR/../.." && pwd)"
+# shellcheck source=jvm.sh
+. "$PULSAR_DIR/jvm.sh"
 
 PULSAR_HOME="${PULSAR_HOME:-$REPO/.pulsar/standalone}"
 PULSAR_LIB_DIR="${PULSAR_LIB_DIR:-$REPO/.pulsar/lib}"
@@ -35,43 +39,47 @@ PULSAR_BROKER_PORT="${PULSAR_BROKER_PORT:-6650}"
 PULSAR_BOOKIE_PORT="${PULSAR_BOOKIE_PORT:-$(recorded_port PULSAR_BOOKIE_PORT)}"
 PULSAR_BOOKIE_PORT="${PULSAR_BOOKIE_PORT:-3181}"
 
-for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT"; do
+# TLS on the binary protocol: on when a port is given (set but empty = off even if recorded).
+PULSAR_BROKER_TLS_PORT="${PULSAR_BROKER_TLS_PORT-$(recorded_port PULSAR_BROKER_TLS_PORT)}"
+# Token authentication: 1 = on (set to 0 to turn a recorded 1 off).
+PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH-$(recorded_port PULSAR_TOKEN_AUTH)}"
+PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH:-0}"
+
+for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"$PULSAR_BROKER_TLS_PORT"}; do
   if ! [[ "$_port" =~ ^[0-9]+$ ]]; then
-    echo "pulsar: invalid port '$_port' (PULSAR_WEB_PORT / PULSAR_BROKER_PORT / PULSAR_BOOKIE_PORT)" >&2
-    exit 1
+    die "invalid port '$_port' (PULSAR_WEB_PORT / PULSAR_BROKER_PORT / PULSAR_BOOKIE_PORT / PULSAR_BROKER_TLS_PORT)"
   fi
 done
 unset _port
+[[ "$PULSAR_TOKEN_AUTH" =~ ^[01]$ ]] || die "PULSAR_TOKEN_AUTH must be 0 or 1, not '$PULSAR_TOKEN_AUTH'"
 
 WEB_URL="http://127.0.0.1:$PULSAR_WEB_PORT"
 WS_URL="ws://127.0.0.1:$PULSAR_WEB_PORT/ws/v2"
 BROKER_URL="pulsar://127.0.0.1:$PULSAR_BROKER_PORT"
+BROKER_TLS_URL="${PULSAR_BROKER_TLS_PORT:+pulsar+ssl://127.0.0.1:$PULSAR_BROKER_TLS_PORT}"
+BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION"
+
+# Security material of the instance (made by start.sh when asked for, kept across restarts).
+AUTH_DIR="$PULSAR_HOME/auth"      # secret.key (HS256, raw bytes) and admin.token (subject "admin")
+TLS_DIR="$PULSAR_HOME/tls"        # ca.cert.pem, broker.cert.pem, broker.key.pem (self-signed CA)
+ADMIN_TOKEN_FILE="$AUTH_DIR/admin.token"
+
+# curl on the admin API, with the instance's admin token when it has one.
+admin_curl() {
+  if [[ -f "$ADMIN_TOKEN_FILE" ]]; then
+    curl -H "Authorization: Bearer $(cat "$ADMIN_TOKEN_FILE")" "$@"
+  else
+    curl "$@"
+  fi
+}
 
 # Ready = the admin API answers and the standalone has created its default namespace (that happens
 # last in PulsarStandalone.start, after the broker, bookie and web service are up).
 pulsar_ready() {
-  curl -sf --max-time 3 "$WEB_URL/admin/v2/namespaces/public" 2>/dev/null | grep -q '"public/default"'
+  admin_curl -sf --max-time 3 "$WEB_URL/admin/v2/namespaces/public" 2>/dev/null | grep -q '"public/default"'
 }
 
-# Prints the pid from the pid file if that process is alive and really is our broker JVM
-# (guards against a stale pid file whose pid was reused by something else).
-pulsar_pid() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(tr -dc '0-9' <"$PID_FILE")"
-  [[ -n "$pid" ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  ps -o args= -p "$pid" 2>/dev/null | grep -q 'PulsarStandaloneStarter' || return 1
-  echo "$pid"
-}
+pulsar_pid() { jvm_pid "$PID_FILE" PulsarStandaloneStarter; }
 
-now_ms() { # epoch milliseconds (GNU date); falls back to whole seconds elsewhere
-  local t
-  t="$(date +%s%3N)"
-  [[ "$t" =~ ^[0-9]+$ ]] || t="$(($(date +%s) * 1000))"
-  echo "$t"
-}
-
-fmt_secs() { # fmt_secs MILLIS -> "23.4"
-  printf '%d.%d' "$(($1 / 1000))" "$((($1 % 1000) / 100))"
-}
+# Every URL the instance serves, for the ready lines.
+pulsar_urls() { echo "$WEB_URL $WS_URL $BROKER_URL${BROKER_TLS_URL:+ $BROKER_TLS_URL}"; }

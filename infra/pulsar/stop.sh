@@ -15,17 +15,6 @@ if ! pid="$(pulsar_pid)"; then
   exit 0
 fi
 
-t0="$(now_ms)"
-kill -TERM "$pid" 2>/dev/null || true
-deadline=$((t0 + PULSAR_STOP_TIMEOUT * 1000))
-while kill -0 "$pid" 2>/dev/null && (($(now_ms) < deadline)); do
-  sleep 0.2
-done
-how=SIGTERM
-if kill -0 "$pid" 2>/dev/null; then
-  how="SIGKILL after ${PULSAR_STOP_TIMEOUT}s"
-  kill -KILL "$pid" 2>/dev/null || true
-  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-fi
+how="$(stop_jvm "$pid" "$PULSAR_STOP_TIMEOUT")"
 rm -f "$PID_FILE"
-echo "pulsar standalone stopped (pid $pid, $how, $(fmt_secs $(($(now_ms) - t0))) s)"
+echo "pulsar standalone stopped (pid $pid, $how)"

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
-import { benchAnswer, benchRequestWire } from "../workload.js";
+import { benchRequestWire, checkRawReply, rawEchoReply } from "../workload.js";
+import { PendingReplies } from "./pending-replies.js";
 import type { BenchContext, CallTarget } from "./types.js";
 
 /**
@@ -82,41 +83,23 @@ export async function startBaseline(ctx: BenchContext, { coalesce = false } = {}
   const serverIn = await open(`${path("consumer", "request")}/${name}-request?subscriptionType=Shared&receiverQueueSize=1000`, coalesce);
   const serverOut = new RawProducer(await open(`${path("producer", "response")}?batchingEnabled=false`, coalesce));
   onMessages(serverIn, (id, body) => {
-    if (!id) return;
-    const request = body as { arguments: string };
-    const args = JSON.parse(request.arguments) as { n: number; q: string };
-    serverOut.send({ error: null, response: benchAnswer(args), end_of_stream: true }, id);
+    if (id) serverOut.send(rawEchoReply(body), id);
   });
 
-  // A timer per call, as any real client needs, so a lost reply fails the call instead of hanging the run.
-  const pending = new Map<string, { resolve: (body: unknown) => void; timer: NodeJS.Timeout }>();
+  const pending = new PendingReplies();
   const clientIn = await open(
     `${path("consumer", "response")}/${name}-client-${randomUUID()}?subscriptionType=Exclusive&receiverQueueSize=1000`,
     coalesce,
   );
   const clientOut = new RawProducer(await open(`${path("producer", "request")}?batchingEnabled=false`, coalesce));
-  onMessages(clientIn, (id, body) => {
-    const call = id ? pending.get(id) : undefined;
-    if (!call || !id) return;
-    pending.delete(id);
-    clearTimeout(call.timer);
-    call.resolve(body);
-  });
+  onMessages(clientIn, (id, body) => pending.settle(id, body));
 
   return {
     async call(i) {
       const id = randomUUID();
-      const reply = new Promise<unknown>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`raw call ${i}: no reply within 10000 ms`));
-        }, 10_000);
-        pending.set(id, { resolve, timer });
-      });
+      const reply = pending.wait(id, `raw call ${i}`);
       clientOut.send(benchRequestWire(i), id);
-      const body = (await reply) as { response?: string };
-      const expected = benchAnswer({ n: i, q: `query-${i}` });
-      if (body.response !== expected) throw new Error(`raw call ${i}: unexpected reply ${JSON.stringify(body).slice(0, 200)}`);
+      checkRawReply(i, await reply, "raw call");
     },
     async close() {
       if (serverOut.refused + clientOut.refused > 0) {

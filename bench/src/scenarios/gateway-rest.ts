@@ -1,12 +1,12 @@
 import { Pool } from "undici";
 import { benchAnswer, benchArgs, benchRequestWire } from "../workload.js";
-import { BENCH_SERVICE_ID, type GatewaySystem } from "./gateway-system.js";
+import type { GatewaySystem } from "./gateway-system.js";
 import type { CallTarget } from "./types.js";
 
-/** `POST /api/v1/flow/default/service/bench-tool` over keep-alive connections (undici Pool). */
+/** `POST /api/v1/flow/default/service/<bench tool>` over keep-alive connections (undici Pool). */
 export function gatewayRest(system: GatewaySystem): CallTarget {
   const pool = new Pool(system.url, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
-  const path = `/api/v1/flow/default/service/${BENCH_SERVICE_ID}`;
+  const path = `/api/v1/flow/default/service/${system.serviceId}`;
   return {
     async call(i) {
       const response = await pool.request({

@@ -10,6 +10,7 @@ import { ConfigResponse, requestTopic, responseTopic } from "@toolmesh/schema";
 import { ServiceProcess, waitFor } from "@toolmesh/test-support";
 import { BenchTool, benchRuntime } from "../bench-tool.js";
 import { benchAnswer, benchArgs } from "../workload.js";
+import { transportEnv } from "../transports.js";
 import { profileEnv } from "./gateway-system.js";
 import type { BenchContext, CallTarget } from "./types.js";
 
@@ -31,7 +32,7 @@ export interface McpCallTarget extends CallTarget {
  */
 export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), "toolmesh-bench-mcp-"));
-  const base = { PULSAR_WEB_URL: ctx.webServiceUrl, LOG_LEVEL: "warn" };
+  const base = { ...transportEnv(ctx, "binary"), LOG_LEVEL: "warn" };
   const processes: ServiceProcess[] = [];
   let runtime: ServiceRuntime | undefined;
   let pulsar: PulsarClient | undefined;
@@ -51,11 +52,11 @@ export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
     };
     await start("config", { CONFIG_DATA_DIR: join(dataDir, "config") });
     const registry = await start("tool-registry", { REGISTRY_DATA_DIR: join(dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
-    runtime = benchRuntime(ctx.webServiceUrl, "bench-mcp-tools");
+    runtime = benchRuntime(ctx, "binary", "bench-mcp-tools");
     const tool = new BenchTool();
     await tool.start(runtime, { announce: false });
 
-    pulsar = new PulsarClient({ webServiceUrl: ctx.webServiceUrl });
+    pulsar = new PulsarClient({ webServiceUrl: ctx.webServiceUrl, serviceUrl: ctx.serviceUrl });
     const config = await RequestClient.create(pulsar, { requestTopic: requestTopic("config"), responseTopic: responseTopic("config"), responseSchema: ConfigResponse, timeoutMs: 10_000 });
     const value = (type: string, key: string, body: object) => ({ type, key, value: JSON.stringify(body) });
     const put = await config.request({

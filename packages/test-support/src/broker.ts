@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const START_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/start.sh");
 const STOP_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/stop.sh");
+const TOKEN_SCRIPT = resolve(REPO_ROOT, "infra/pulsar/token.sh");
 
 export interface Broker {
   /** e.g. http://127.0.0.1:8080: admin REST and the WebSocket API (`ws://.../ws/v2`). */
@@ -63,16 +64,18 @@ export async function brokerReady(webServiceUrl: string): Promise<boolean> {
   }
 }
 
-function runScript(script: string, env: NodeJS.ProcessEnv): Promise<void> {
+/** Runs one of infra/pulsar's scripts; resolves with its stdout, rejects with its output on failure. */
+export function runScript(script: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     if (!existsSync(script)) return reject(new Error(`missing ${script}`));
-    const child = spawn("bash", [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
     let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stdout.on("data", (d: Buffer) => ((stdout += d.toString()), (output += d.toString())));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolvePromise() : reject(new Error(`${script} exited ${code}:\n${output.slice(-4000)}`)),
+      code === 0 ? resolvePromise(stdout) : reject(new Error(`${script} exited ${code}:\n${output.slice(-4000)}`)),
     );
   });
 }
@@ -139,40 +142,78 @@ export async function useBroker(): Promise<Broker> {
   return { webServiceUrl, serviceUrl };
 }
 
+/**
+ * The broker's binary-protocol URL (pulsar://…): PULSAR_SERVICE_URL when set, else the `brokerServiceUrl`
+ * its cluster advertises through the admin API (on the test broker, pulsar://127.0.0.1:16650).
+ */
+export async function brokerServiceUrl(webServiceUrl: string): Promise<string> {
+  if (process.env.PULSAR_SERVICE_URL) return process.env.PULSAR_SERVICE_URL;
+  const clusters = (await (await fetch(`${webServiceUrl}/admin/v2/clusters`)).json()) as string[];
+  const cluster = (await (await fetch(`${webServiceUrl}/admin/v2/clusters/${clusters[0]}`)).json()) as { brokerServiceUrl?: string };
+  if (!cluster.brokerServiceUrl) throw new Error(`cluster ${clusters[0]} advertises no brokerServiceUrl`);
+  return cluster.brokerServiceUrl;
+}
+
 export interface BrokerInstanceOptions {
   /** Instance folder (data, logs, pid); separate from the shared broker's. */
   home: string;
   webPort: number;
   brokerPort: number;
   bookiePort: number;
+  /** TLS on the binary protocol on this port; start.sh makes a self-signed CA and certificate in `home/tls`. */
+  tlsPort?: number;
+  /** Token authentication; start.sh makes a secret key and an admin token with Pulsar's token tool in `home/auth`. */
+  tokenAuth?: boolean;
 }
 
 /**
- * A second, private broker for tests that stop and restart it (reconnect tests), so the shared broker
- * other tests use is never disturbed.
+ * A private broker (infra/pulsar/start.sh with its own PULSAR_HOME and ports) for tests that stop and
+ * restart it (reconnect tests), or that need token authentication or TLS, so the shared broker other
+ * tests use is never disturbed.
  */
 export class BrokerInstance implements Broker {
   readonly webServiceUrl: string;
+  /** The binary protocol, plain: `pulsar://127.0.0.1:<brokerPort>`. */
   readonly serviceUrl: string;
-  constructor(private readonly options: BrokerInstanceOptions) {
+  /** The binary protocol over TLS (`pulsar+ssl://127.0.0.1:<tlsPort>`), when `tlsPort` is set. */
+  readonly serviceUrlTls: string | undefined;
+  /** The self-signed CA that signed the broker's certificate (exists once started with `tlsPort`). */
+  readonly tlsCaFile: string;
+  constructor(readonly options: BrokerInstanceOptions) {
     this.webServiceUrl = `http://127.0.0.1:${options.webPort}`;
     this.serviceUrl = `pulsar://127.0.0.1:${options.brokerPort}`;
+    this.serviceUrlTls = options.tlsPort ? `pulsar+ssl://127.0.0.1:${options.tlsPort}` : undefined;
+    this.tlsCaFile = resolve(options.home, "tls/ca.cert.pem");
   }
 
-  private get env(): NodeJS.ProcessEnv {
+  /** The variables infra/pulsar's scripts read; every switch is explicit, so nothing recorded leaks in. */
+  get env(): NodeJS.ProcessEnv {
     return {
       PULSAR_HOME: this.options.home,
       PULSAR_WEB_PORT: String(this.options.webPort),
       PULSAR_BROKER_PORT: String(this.options.brokerPort),
       PULSAR_BOOKIE_PORT: String(this.options.bookiePort),
+      PULSAR_BROKER_TLS_PORT: this.options.tlsPort ? String(this.options.tlsPort) : "",
+      PULSAR_TOKEN_AUTH: this.options.tokenAuth ? "1" : "0",
     };
   }
 
-  start(): Promise<void> {
-    return runScript(START_SCRIPT, this.env);
+  async start(): Promise<void> {
+    await runScript(START_SCRIPT, this.env);
   }
 
-  stop(): Promise<void> {
-    return runScript(STOP_SCRIPT, this.env);
+  async stop(): Promise<void> {
+    await runScript(STOP_SCRIPT, this.env);
+  }
+
+  /** The token the broker itself and start.sh use (subject `admin`); for admin REST calls. */
+  adminToken(): string {
+    return readFileSync(resolve(this.options.home, "auth/admin.token"), "utf8").trim();
+  }
+
+  /** A new token for `subject`, signed with this broker's secret key by Pulsar's own token tool. */
+  async createToken(subject: string, expiry?: string): Promise<string> {
+    const output = await runScript(TOKEN_SCRIPT, this.env, expiry ? [subject, expiry] : [subject]);
+    return output.trim();
   }
 }

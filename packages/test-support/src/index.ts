@@ -4,6 +4,7 @@ export {
   TEST_BROKER,
   brokerEnv,
   brokerReady,
+  brokerServiceUrl,
   ensureTenant,
   clientOptions,
   pairedUrls,
@@ -14,6 +15,7 @@ export {
   type TransportKind,
 } from "./broker.js";
 export { ScriptedLlm, type ChatRequest, type ScriptedReply, type ScriptedTurn } from "./scripted-llm.js";
+export { ProxyInstance, type ProxyInstanceOptions } from "./proxy.js";
 export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-process.js";
 export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
@@ -21,3 +23,7 @@ export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
 export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";
+export { apacheClient, type ApacheClientMode, type ApacheClientOptions, type ApacheClientResult, type ApacheMessage } from "./apache-client.js";
+export { runPythonScript, type PythonRun } from "./python-run.js";
+export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
+export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";

@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# Token authentication and TLS material for a broker instance (sourced by start.sh and token.sh after
+# common.sh). Made once per $PULSAR_HOME and kept, so tokens and the CA that clients hold stay valid
+# across restarts; delete $PULSAR_HOME/auth or $PULSAR_HOME/tls to make new ones.
+
+TOKENS_CLI=org.apache.pulsar.utils.auth.tokens.TokensCliUtils
+
+# Pulsar's own token tool (`bin/pulsar tokens`), run from the broker's jars.
+tokens_cli() {
+  "$JAVA" -cp "$BROKER_LIB/*" -Dlog4j.configurationFile="$PULSAR_DIR/log4j2.xml" "$TOKENS_CLI" "$@"
+}
+
+# A token for SUBJECT signed with the instance's secret key (HS256, no expiry unless EXPIRY, e.g. 1h).
+make_token() { # make_token SUBJECT [EXPIRY]
+  local args=(create --secret-key "file://$AUTH_DIR/secret.key" --subject "$1")
+  if [[ -n "${2:-}" ]]; then args+=(--expiry-time "$2"); fi
+  tokens_cli "${args[@]}" | tail -n 1
+}
+
+# secret.key (create-secret-key) and admin.token (the broker's own client and start.sh's admin calls).
+ensure_token_material() {
+  mkdir -p "$AUTH_DIR"
+  chmod 700 "$AUTH_DIR"
+  if [[ ! -s "$AUTH_DIR/secret.key" ]]; then
+    log "creating a token secret key in $AUTH_DIR"
+    tokens_cli create-secret-key --output "$AUTH_DIR/secret.key" >&2 || die "could not create a secret key"
+    rm -f "$ADMIN_TOKEN_FILE"
+  fi
+  if [[ ! -s "$ADMIN_TOKEN_FILE" ]]; then
+    make_token admin >"$ADMIN_TOKEN_FILE.tmp" || die "could not create the admin token"
+    mv "$ADMIN_TOKEN_FILE.tmp" "$ADMIN_TOKEN_FILE"
+  fi
+}
+
+# A self-signed CA and a broker certificate for 127.0.0.1/localhost signed by it (openssl, RSA 2048,
+# 10 years). Keys are unencrypted PKCS#8, which is what the broker's Netty TLS reads.
+ensure_tls_material() {
+  [[ -s "$TLS_DIR/broker.cert.pem" && -s "$TLS_DIR/ca.cert.pem" ]] && return 0
+  command -v openssl >/dev/null || die "openssl is required for PULSAR_BROKER_TLS_PORT (apt-get install openssl)"
+  log "creating a self-signed CA and broker certificate in $TLS_DIR"
+  mkdir -p "$TLS_DIR"
+  (
+    cd "$TLS_DIR"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=toolmesh test CA" \
+      -keyout ca.key.pem -out ca.cert.pem \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout broker.key.pem -out broker.csr.pem
+    printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "basicConstraints=CA:FALSE" \
+      "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >broker.ext
+    openssl x509 -req -in broker.csr.pem -CA ca.cert.pem -CAkey ca.key.pem -CAcreateserial -days 3650 \
+      -extfile broker.ext -out broker.cert.pem
+    rm -f broker.csr.pem broker.ext ca.cert.srl
+  ) >/dev/null 2>&1 || die "openssl could not create the TLS material in $TLS_DIR"
+}
+
+# Broker settings for the switches in use, appended to the rendered standalone.conf.
+security_conf() {
+  if [[ -n "$PULSAR_BROKER_TLS_PORT" ]]; then
+    echo "# TLS on the binary protocol (PULSAR_BROKER_TLS_PORT); the plain port stays open."
+    echo "brokerServicePortTls=$PULSAR_BROKER_TLS_PORT"
+    echo "tlsCertificateFilePath=$TLS_DIR/broker.cert.pem"
+    echo "tlsKeyFilePath=$TLS_DIR/broker.key.pem"
+    echo "tlsTrustCertsFilePath=$TLS_DIR/ca.cert.pem"
+  fi
+  if [[ "$PULSAR_TOKEN_AUTH" == 1 ]]; then
+    echo "# Token authentication (PULSAR_TOKEN_AUTH=1): every client, the admin API included, needs a token"
+    echo "# signed with secret.key. Authorization stays off: any valid token may use any topic."
+    echo "authenticationEnabled=true"
+    echo "authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken"
+    echo "tokenSecretKey=file://$AUTH_DIR/secret.key"
+    echo "superUserRoles=admin"
+    echo "# The broker's own client (internal admin calls, the WebSocket service) authenticates as admin."
+    echo "brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken"
+    echo "brokerClientAuthenticationParameters=file://$ADMIN_TOKEN_FILE"
+  fi
+}
