@@ -25,6 +25,11 @@ export const QueueId = z
     }
   });
 
+/** A queue that must keep its messages: `flow:<tenant>:<topic>` or `persistent://tenant/namespace/topic`. */
+export const PersistentQueueId = QueueId.refine((topic) => topic.startsWith("persistent://"), {
+  message: "must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic",
+});
+
 const ConfigParam = z.union([
   z.string().min(1).transform((name) => ({ name, required: false })),
   z.object({ name: z.string().min(1), required: z.boolean().default(false) }),

@@ -19,14 +19,16 @@ export interface ToolInvokerOptions {
 
 /**
  * Calls catalog tools by their binding: tool services over Pulsar (ToolServiceClient), MCP tools through
- * the MCP-tool gateway, text-completion through the LLM. Arguments are checked against the tool's JSON
+ * the MCP-tool gateway (toolmesh's, or the one the binding names, e.g. TrustGraph's mcp-tool processor),
+ * text-completion through the LLM. Arguments are checked against the tool's JSON
  * Schema first; a violation is reported to the model, which can correct itself.
  */
 export class ToolInvoker {
   private readonly ajv = (addFormatsModule as unknown as (ajv: Ajv) => Ajv)(new Ajv({ strict: false, allErrors: true }));
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly toolServices = new Map<string, Promise<ToolServiceClient>>();
-  private mcp: Promise<RequestClient<typeof McpToolResponse>> | undefined;
+  /** MCP-tool gateways by `request response` topics: toolmesh's own, and any a tool names (TrustGraph's). */
+  private readonly mcpGateways = new Map<string, Promise<RequestClient<typeof McpToolResponse>>>();
 
   constructor(private readonly options: ToolInvokerOptions) {}
 
@@ -59,7 +61,7 @@ export class ToolInvoker {
         return client.call(user, binding.config, args, { timeoutMs: this.options.timeoutMs });
       }
       case "mcp-tool": {
-        const client = await this.mcpClient();
+        const client = await this.mcpClient(binding.request_topic ?? requestTopic(ServiceName.mcpTool), binding.response_topic ?? responseTopic(ServiceName.mcpTool));
         const reply = await client.request({ name: binding.mcp_tool, parameters: JSON.stringify(args) }, { timeoutMs: this.options.timeoutMs });
         if (reply.error) throw new ToolCallProblem(`${reply.error.type}: ${reply.error.message}`);
         return reply.text ?? reply.object ?? "";
@@ -74,29 +76,36 @@ export class ToolInvoker {
   }
 
   async close(): Promise<void> {
-    const clients = await Promise.allSettled([...this.toolServices.values(), ...(this.mcp ? [this.mcp] : [])]);
+    const clients = await Promise.allSettled([...this.toolServices.values(), ...this.mcpGateways.values()]);
     await Promise.all(clients.map((c) => (c.status === "fulfilled" ? c.value.close() : undefined)));
   }
 
   private toolService(request: string, response: string): Promise<ToolServiceClient> {
-    const key = `${request} ${response}`;
-    let client = this.toolServices.get(key);
-    if (!client) {
-      client = ToolServiceClient.create(this.options.pulsar, { requestTopic: request, responseTopic: response, subscriber: "agent-tool", timeoutMs: this.options.timeoutMs });
-      client.catch(() => this.toolServices.delete(key));
-      this.toolServices.set(key, client);
-    }
-    return client;
+    return cached(this.toolServices, `${request} ${response}`, () =>
+      ToolServiceClient.create(this.options.pulsar, { requestTopic: request, responseTopic: response, subscriber: "agent-tool", timeoutMs: this.options.timeoutMs }),
+    );
   }
 
-  private mcpClient(): Promise<RequestClient<typeof McpToolResponse>> {
-    this.mcp ??= RequestClient.create(this.options.pulsar, {
-      requestTopic: requestTopic(ServiceName.mcpTool),
-      responseTopic: responseTopic(ServiceName.mcpTool),
-      responseSchema: McpToolResponse,
-      subscriptionPrefix: "agent-mcp",
-      timeoutMs: this.options.timeoutMs,
-    });
-    return this.mcp;
+  private mcpClient(request: string, response: string): Promise<RequestClient<typeof McpToolResponse>> {
+    return cached(this.mcpGateways, `${request} ${response}`, () =>
+      RequestClient.create(this.options.pulsar, {
+        requestTopic: request,
+        responseTopic: response,
+        responseSchema: McpToolResponse,
+        subscriptionPrefix: "agent-mcp",
+        timeoutMs: this.options.timeoutMs,
+      }),
+    );
   }
+}
+
+/** One client per key for the invoker's lifetime; one that failed to start is dropped, so the next call retries. */
+function cached<T>(clients: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
+  let client = clients.get(key);
+  if (!client) {
+    client = create();
+    client.catch(() => clients.delete(key));
+    clients.set(key, client);
+  }
+  return client;
 }

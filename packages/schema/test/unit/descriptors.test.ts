@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   McpDescriptor,
+  PersistentQueueId,
   ToolDescriptor,
   ToolServiceDescriptor,
   ToolSourceDescriptor,
@@ -51,6 +52,15 @@ describe("tool-service descriptor", () => {
     expect(bad.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
       "request-queue: invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)",
     ]);
+  });
+});
+
+describe("queues named in configuration", () => {
+  it("reads a persistent queue in either form and refuses a non-persistent one", () => {
+    expect(PersistentQueueId.parse("flow:tg:tool-announcements")).toBe("persistent://tg/flow/tool-announcements");
+    expect(PersistentQueueId.parse("persistent://tg/flow/x")).toBe("persistent://tg/flow/x");
+    expect(PersistentQueueId.safeParse("request:tg:x").error?.issues[0]?.message).toBe("must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic");
+    expect(PersistentQueueId.safeParse("x").success).toBe(false);
   });
 });
 
