@@ -29,6 +29,15 @@ export async function ensureTenant(webServiceUrl: string, tenant: string): Promi
   for (const ns of NAMESPACES) await put(`namespaces/${tenant}/${ns}`);
 }
 
+/** The broker's binary-protocol URL (`pulsar://host:port`), as its cluster record says, for peers that speak it. */
+export async function brokerServiceUrl(webServiceUrl: string): Promise<string> {
+  const response = await fetch(`${webServiceUrl}/admin/v2/clusters/standalone`);
+  if (!response.ok) throw new Error(`GET ${webServiceUrl}/admin/v2/clusters/standalone: HTTP ${response.status}`);
+  const url = ((await response.json()) as { brokerServiceUrl?: string }).brokerServiceUrl;
+  if (!url) throw new Error(`cluster 'standalone' at ${webServiceUrl} names no brokerServiceUrl`);
+  return url;
+}
+
 /** True when the broker answers and tenant `tg` has its namespaces. */
 export async function brokerReady(webServiceUrl: string): Promise<boolean> {
   try {
