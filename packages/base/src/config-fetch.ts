@@ -26,6 +26,11 @@ interface Pages {
   versions: number[];
 }
 
+/** key -> value of the items that have a value. */
+function present(values: ConfigResponse["values"]): Record<string, string> {
+  return Object.fromEntries(values.flatMap((v) => (v.value === null ? [] : [[v.key, v.value]])));
+}
+
 /** Reads `keys` as two pages (the caller knows they do not fit in one). */
 async function getHalves(pages: Pages, keys: string[]): Promise<void> {
   const half = Math.ceil(keys.length / 2);
@@ -38,7 +43,8 @@ async function getPage(pages: Pages, keys: string[]): Promise<void> {
   const { ask, workspace, type } = pages;
   const reply = await ask({ operation: "get", workspace, keys: keys.map((key) => ({ type, key })) });
   if (!reply.error) {
-    for (const item of reply.values) pages.into[item.key] = item.value;
+    // A key deleted since `list` comes back with a null value (the store's answer for a missing key).
+    for (const item of reply.values) if (item.value !== null) pages.into[item.key] = item.value;
     pages.versions.push(reply.version ?? 0);
     return;
   }
@@ -55,7 +61,7 @@ async function getPage(pages: Pages, keys: string[]): Promise<void> {
  */
 async function fetchType(ask: AskConfig, workspace: string, type: string): Promise<{ values: Record<string, string>; versions: number[] }> {
   const reply = await ask({ operation: "getvalues", workspace, type });
-  if (!reply.error) return { values: Object.fromEntries(reply.values.map((v) => [v.key, v.value])), versions: [reply.version ?? 0] };
+  if (!reply.error) return { values: present(reply.values), versions: [reply.version ?? 0] };
   if (reply.error.type !== ErrorType.tooLarge) throw failure(`config '${type}'`, reply);
   const listed = await ask({ operation: "list", workspace, type });
   if (listed.error) throw failure(`config '${type}' keys`, listed);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestTopic, responseTopic } from "./topics.js";
+import { queueTopic, requestTopic, responseTopic } from "./topics.js";
 
 /** Config types toolmesh understands; the config store validates these and stores others as given. */
 export const ConfigType = {
@@ -9,6 +9,27 @@ export const ConfigType = {
   toolSource: "tool-source",
 } as const;
 
+/**
+ * A queue named in a descriptor, in either of TrustGraph's forms (`request:tg:joke` or
+ * `non-persistent://tg/request/joke`); parsed to the full topic name (see queueTopic).
+ */
+export const QueueId = z
+  .string()
+  .min(1)
+  .transform((queue, ctx) => {
+    try {
+      return queueTopic(queue);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/** A queue that must keep its messages: `flow:<tenant>:<topic>` or `persistent://tenant/namespace/topic`. */
+export const PersistentQueueId = QueueId.refine((topic) => topic.startsWith("persistent://"), {
+  message: "must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic",
+});
+
 const ConfigParam = z.union([
   z.string().min(1).transform((name) => ({ name, required: false })),
   z.object({ name: z.string().min(1), required: z.boolean().default(false) }),
@@ -17,14 +38,15 @@ const ConfigParam = z.union([
 /**
  * A tool service (config type `tool-service`). Two forms are accepted and normalised to topics:
  *   seed:       {"id", "topic": "joke", "config-params": [{"name": "style", "required": false}]}
- *   TrustGraph: {"id", "request-queue": "...", "response-queue": "...", "config-params": ["style"]}
+ *   TrustGraph: {"id", "request-queue": "request:tg:joke", "response-queue": "response:tg:joke", "config-params": ["style"]}
+ * The queues may also be full topic names (`non-persistent://tg/request/joke`).
  */
 export const ToolServiceDescriptor = z
   .looseObject({
     id: z.string().min(1),
     topic: z.string().min(1).optional(),
-    "request-queue": z.string().min(1).optional(),
-    "response-queue": z.string().min(1).optional(),
+    "request-queue": QueueId.optional(),
+    "response-queue": QueueId.optional(),
     "config-params": z.array(ConfigParam).default([]),
   })
   .superRefine((d, ctx) => {
@@ -65,16 +87,53 @@ const toolCommon = {
   group: z.array(z.string()).optional(),
 };
 
+/** Tool types toolmesh executes: `tool` descriptors of these types are validated and make catalog tools. */
+export const ExecutedToolTypes = ["tool-service", "mcp-tool", "text-completion"] as const;
+
 /**
- * A tool (config type `tool`). Loose objects: a tool-service tool's other keys are its values for the
- * service's config-params (`"style": "pun"`), so they must survive parsing.
+ * Tool types only TrustGraph's own agents execute (they need TrustGraph's knowledge, prompt and query
+ * services). toolmesh stores them as written, as TrustGraph does, and its registry leaves them out of the
+ * catalog, saying so.
  */
-export const ToolDescriptor = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("tool-service"), service: z.string().min(1), ...toolCommon }),
-  z.looseObject({ type: z.literal("mcp-tool"), "mcp-tool": z.string().min(1), ...toolCommon }),
-  z.looseObject({ type: z.literal("text-completion"), ...toolCommon }),
-]);
+export const TrustGraphToolTypes = ["knowledge-query", "prompt", "structured-query", "row-embeddings-query"] as const;
+
+/**
+ * An mcp-tool tool is served by toolmesh's MCP-tool gateway (topic `mcp-tool`) unless it names the
+ * request/response queues of another, e.g. TrustGraph's own mcp-tool processor
+ * (`"request-queue": "request:tg:mcp-tool"`); TrustGraph ignores these keys.
+ */
+const McpToolTool = z
+  .looseObject({
+    type: z.literal("mcp-tool"),
+    "mcp-tool": z.string().min(1),
+    "request-queue": QueueId.optional(),
+    "response-queue": QueueId.optional(),
+    ...toolCommon,
+  })
+  .refine((t) => (t["request-queue"] === undefined) === (t["response-queue"] === undefined), {
+    message: "an mcp-tool tool names both 'request-queue' and 'response-queue', or neither",
+  });
+
+/**
+ * A tool (config type `tool`) of a type toolmesh executes. Loose objects: a tool-service tool's other keys
+ * are its values for the service's config-params (`"style": "pun"`), so they must survive parsing.
+ */
+export const ToolDescriptor = z.discriminatedUnion(
+  "type",
+  [
+    z.looseObject({ type: z.literal("tool-service"), service: z.string().min(1), ...toolCommon }),
+    McpToolTool,
+    z.looseObject({ type: z.literal("text-completion"), ...toolCommon }),
+  ],
+  { error: `'type' must be one of ${[...ExecutedToolTypes, ...TrustGraphToolTypes].join(", ")}` },
+);
 export type ToolDescriptor = z.output<typeof ToolDescriptor>;
+
+/** A stored `tool` value of a TrustGraph-only type (see TrustGraphToolTypes), or null for any other value. */
+export function trustGraphOnlyToolType(value: unknown): string | null {
+  const type = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
+  return typeof type === "string" && (TrustGraphToolTypes as readonly string[]).includes(type) ? type : null;
+}
 
 /**
  * A remote MCP tool (config type `mcp`, key = tool id). Header values may reference environment variables
@@ -103,6 +162,18 @@ export const DescriptorSchemas = {
   [ConfigType.mcp]: McpDescriptor,
   [ConfigType.toolSource]: ToolSourceDescriptor,
 } as const;
+
+/**
+ * The schema a value stored under `type` must pass, or null when it is stored as given (TrustGraph stores
+ * any value): types toolmesh does not use, and `tool` values of TrustGraph-only types. A tool of any other
+ * type is refused by ToolDescriptor — it would break TrustGraph's agents too (their reload fails on it).
+ * `value` is the parsed JSON.
+ */
+export function storedDescriptorSchema(type: string, value: unknown): z.ZodType | null {
+  if (!Object.hasOwn(DescriptorSchemas, type)) return null;
+  if (type === ConfigType.tool && trustGraphOnlyToolType(value) !== null) return null;
+  return DescriptorSchemas[type as keyof typeof DescriptorSchemas];
+}
 
 /**
  * The values a tool sends its service: the tool's own values for the service's config-params. A missing

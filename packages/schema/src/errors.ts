@@ -12,6 +12,8 @@ export const NullableWireError = WireError.nullable().default(null);
 /** Error types toolmesh itself emits; peers may send others, so the wire type stays a plain string. */
 export const ErrorType = {
   badRequest: "bad-request",
+  /** An operation the service (or this queue of it) does not have: TrustGraph's config answer. */
+  badOperation: "bad-operation",
   toolServiceError: "tool-service-error",
   mcpToolError: "mcp-tool-error",
   configError: "config-error",

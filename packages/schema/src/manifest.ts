@@ -1,16 +1,24 @@
 import { z } from "zod";
 import { JsonObject } from "./json-string.js";
-import { ToolName } from "./descriptors.js";
+import { QueueId, ToolName } from "./descriptors.js";
 
-/** How a catalog tool is invoked. */
+/**
+ * How a catalog tool is invoked. Topics may be written in either TrustGraph form (`request:tg:joke` or
+ * `non-persistent://tg/request/joke`) and are parsed to full topic names. An mcp-tool binding without
+ * topics goes to toolmesh's MCP-tool gateway; with them, to that gateway (e.g. TrustGraph's processor).
+ */
 export const ToolBinding = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("tool-service"),
-    request_topic: z.string().min(1),
-    response_topic: z.string().min(1),
+    request_topic: QueueId,
+    response_topic: QueueId,
     config: JsonObject.default({}),
   }),
-  z.object({ kind: z.literal("mcp-tool"), mcp_tool: z.string().min(1) }),
+  z
+    .object({ kind: z.literal("mcp-tool"), mcp_tool: z.string().min(1), request_topic: QueueId.optional(), response_topic: QueueId.optional() })
+    .refine((b) => (b.request_topic === undefined) === (b.response_topic === undefined), {
+      message: "an mcp-tool binding names both request_topic and response_topic, or neither",
+    }),
   z.object({ kind: z.literal("text-completion") }),
 ]);
 export type ToolBinding = z.output<typeof ToolBinding>;

@@ -55,6 +55,11 @@ export const SourceStatus = z.object({
   reason: z.string().nullable(),
   tool_count: z.number().int().nonnegative(),
   last_success_at: z.string().nullable(),
+  /**
+   * Entries of the source that are fine but not for toolmesh's catalog, each with the reason — e.g. config
+   * tools of TrustGraph-only types (`tool 'kq': type 'knowledge-query' is ...`). They do not degrade it.
+   */
+  left_out: z.array(z.string()).default([]),
 });
 export type SourceStatus = z.output<typeof SourceStatus>;
 

@@ -82,3 +82,42 @@ export function parseTopic(name: string): ParsedTopic {
   }
   throw new Error(`invalid topic name '${name}': expected {persistent|non-persistent}://tenant/namespace/topic`);
 }
+
+/** TrustGraph's queue classes and the persistence each maps to (its `AsyncPulsarBackend._map_topic`). */
+const QUEUE_CLASS_PERSISTENCE: Record<string, ParsedTopic["persistence"]> = {
+  flow: "persistent",
+  request: "non-persistent",
+  response: "non-persistent",
+  notify: "non-persistent",
+};
+
+/**
+ * The Pulsar topic a queue named in configuration means, as TrustGraph maps it: a TrustGraph queue id
+ * `class:topicspace:topic` becomes `{persistent|non-persistent}://topicspace/class/topic` (`flow` is
+ * persistent; `request`, `response` and `notify` are not), and a full topic name (anything with `://`) is
+ * used as written. The topicspace is the tenant, as written: `request:tg:joke` is in tenant `tg` whatever
+ * TOOLMESH_TENANT says. Throws, naming the queue, for anything Pulsar could not use.
+ *   request:tg:joke            -> non-persistent://tg/request/joke
+ *   request:tg:config:default  -> non-persistent://tg/request/config:default
+ *   flow:tg:x                  -> persistent://tg/flow/x
+ *   non-persistent://tg/request/joke (unchanged)
+ */
+export function queueTopic(queue: string): string {
+  if (queue.includes("://")) {
+    if (!TOPIC_PATTERN.test(queue)) throw new Error(`invalid topic name '${queue}': expected {persistent|non-persistent}://tenant/namespace/topic`);
+    return queue;
+  }
+  const first = queue.indexOf(":");
+  const second = first < 0 ? -1 : queue.indexOf(":", first + 1);
+  if (second < 0) {
+    throw new Error(`invalid topic name '${queue}': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)`);
+  }
+  const cls = queue.slice(0, first);
+  const persistence = Object.hasOwn(QUEUE_CLASS_PERSISTENCE, cls) ? QUEUE_CLASS_PERSISTENCE[cls] : undefined;
+  if (!persistence) {
+    throw new Error(`invalid topic name '${queue}': class '${cls}' is not one of flow, request, response, notify`);
+  }
+  const topic = `${persistence}://${queue.slice(first + 1, second)}/${cls}/${queue.slice(second + 1)}`;
+  if (!TOPIC_PATTERN.test(topic)) throw new Error(`invalid topic name '${queue}': its topicspace and topic must be non-empty and have no '/'`);
+  return topic;
+}

@@ -27,3 +27,5 @@ export { apacheClient, type ApacheClientMode, type ApacheClientOptions, type Apa
 export { runPythonScript, type PythonRun } from "./python-run.js";
 export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
+export { PeerProcess } from "./peer-process.js";
+export { claimTrustGraphTenant } from "./trustgraph-tenant.js";

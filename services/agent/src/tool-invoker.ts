@@ -25,7 +25,8 @@ export interface ToolInvokerOptions {
 
 /**
  * Calls catalog tools by their binding: tool services over Pulsar (ToolServiceClient), MCP tools through
- * the MCP-tool gateway, text-completion through the LLM. Arguments are checked against the tool's JSON
+ * the MCP-tool gateway (toolmesh's, or the one the binding names, e.g. TrustGraph's mcp-tool processor),
+ * text-completion through the LLM. Arguments are checked against the tool's JSON
  * Schema first; a violation is reported to the model, which can correct itself.
  */
 export class ToolInvoker {
@@ -34,7 +35,8 @@ export class ToolInvoker {
   /** Runs may pin older catalog revisions, so clients go by idling and the bound, not by catalog changes. */
   private readonly toolServices: ClientPool<ToolServiceClient>;
   private readonly tenants: TenantPolicy;
-  private mcp: Promise<RequestClient<typeof McpToolResponse>> | undefined;
+  /** MCP-tool gateways by `request response` topics: toolmesh's own, and any a tool names (TrustGraph's). */
+  private readonly mcpGateways = new Map<string, Promise<RequestClient<typeof McpToolResponse>>>();
 
   constructor(private readonly options: ToolInvokerOptions) {
     this.tenants = options.tenants ?? new TenantPolicy();
@@ -88,7 +90,10 @@ export class ToolInvoker {
         }
       }
       case "mcp-tool": {
-        const client = await this.mcpClient();
+        const gateway = [binding.request_topic ?? requestTopic(ServiceName.mcpTool), binding.response_topic ?? responseTopic(ServiceName.mcpTool)] as const;
+        const outside = this.tenants.firstProblem([...gateway]);
+        if (outside) throw new ToolCallProblem(`tool ${tool.name} is refused: ${outside}`);
+        const client = await this.mcpClient(...gateway);
         const reply = await client.request({ name: binding.mcp_tool, parameters: JSON.stringify(args) }, { timeoutMs: this.options.timeoutMs });
         if (reply.error) throw new ToolCallProblem(`${reply.error.type}: ${reply.error.message}`);
         return reply.text ?? reply.object ?? "";
@@ -103,18 +108,30 @@ export class ToolInvoker {
   }
 
   async close(): Promise<void> {
-    const mcp = await Promise.allSettled(this.mcp ? [this.mcp] : []);
+    const mcp = await Promise.allSettled(this.mcpGateways.values());
     await Promise.all([this.toolServices.close(), ...mcp.map((c) => (c.status === "fulfilled" ? c.value.close() : undefined))]);
   }
 
-  private mcpClient(): Promise<RequestClient<typeof McpToolResponse>> {
-    this.mcp ??= RequestClient.create(this.options.pulsar, {
-      requestTopic: requestTopic(ServiceName.mcpTool),
-      responseTopic: responseTopic(ServiceName.mcpTool),
-      responseSchema: McpToolResponse,
-      subscriptionPrefix: "agent-mcp",
-      timeoutMs: this.options.timeoutMs,
-    });
-    return this.mcp;
+  private mcpClient(request: string, response: string): Promise<RequestClient<typeof McpToolResponse>> {
+    return cached(this.mcpGateways, `${request} ${response}`, () =>
+      RequestClient.create(this.options.pulsar, {
+        requestTopic: request,
+        responseTopic: response,
+        responseSchema: McpToolResponse,
+        subscriptionPrefix: "agent-mcp",
+        timeoutMs: this.options.timeoutMs,
+      }),
+    );
   }
+}
+
+/** One client per key for the invoker's lifetime; one that failed to start is dropped, so the next call retries. */
+function cached<T>(clients: Map<string, Promise<T>>, key: string, create: () => Promise<T>): Promise<T> {
+  let client = clients.get(key);
+  if (!client) {
+    client = create();
+    client.catch(() => clients.delete(key));
+    clients.set(key, client);
+  }
+  return client;
 }

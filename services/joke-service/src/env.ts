@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
-import { ServicePorts, Topics } from "@toolmesh/schema";
+import { PersistentQueueId, ServicePorts, Topics } from "@toolmesh/schema";
 
 export const JokeEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["joke-service"]),
@@ -11,7 +11,7 @@ export const JokeEnv = BaseEnv.extend({
   /** How often the manifest is announced again (a registry forgets services that stop announcing). */
   TOOL_ANNOUNCE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** Persistent topic to announce on (the registry reads the same one). */
-  TOOL_ANNOUNCE_TOPIC: z.string().regex(/^persistent:\/\/[^/]+\/[^/]+\/[^/]+$/, "a persistent:// topic").default(Topics.toolAnnouncements),
+  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.default(Topics.toolAnnouncements),
 });
 export type JokeEnv = z.output<typeof JokeEnv>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BaseEnv, parseEnv } from "@toolmesh/base";
-import { ServicePorts, Topics } from "@toolmesh/schema";
+import { PersistentQueueId, ServicePorts, Topics } from "@toolmesh/schema";
 
 const cidrList = z
   .string()
@@ -21,7 +21,7 @@ export const RegistryEnv = BaseEnv.extend({
   /** Internal ranges manifest URLs may reach (loopback and private are refused otherwise). */
   REGISTRY_ALLOWED_NETWORKS: cidrList,
   /** Persistent topic tool services announce their manifests on. */
-  TOOL_ANNOUNCE_TOPIC: z.string().regex(/^persistent:\/\/[^/]+\/[^/]+\/[^/]+$/, "a persistent:// topic").default(Topics.toolAnnouncements),
+  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.default(Topics.toolAnnouncements),
   /** A service that has not announced itself for this long loses its announced tools (it re-announces every minute by default). */
   REGISTRY_ANNOUNCEMENT_TTL_MS: z.coerce.number().int().positive().default(300_000),
   /** Periodic refresh, so sources are re-read without any trigger; 0 turns it off. */

@@ -27,6 +27,8 @@ export interface CatalogRefresherDeps {
 
 interface GatheredSource extends SourceTools {
   problems: string[];
+  /** Entries that are fine but not for the catalog, with why (see SourceStatus.left_out). */
+  leftOut?: string[];
   /** Set when the source could not be read this time; its entries are then the last good ones. */
   failure?: string;
 }
@@ -69,7 +71,7 @@ export class CatalogRefresher {
       .filter((s) => s.active)
       .sort((a, b) => (a.id < b.id ? -1 : 1));
     const gathered: GatheredSource[] = [
-      { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems },
+      { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems, leftOut: fromConfig.leftOut },
       ...(await Promise.all(toolSources.map((s) => this.fetchSource(s.id, s.manifest_url)))),
       ...store.announcements(new Date(Date.now() - this.deps.announcementTtlMs)).map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
     ];
@@ -79,7 +81,7 @@ export class CatalogRefresher {
     for (const g of gathered) {
       const problems = [...g.problems, ...(refusals.get(g.source) ?? [])];
       if (g.failure) store.recordFailure(g.source, [g.failure, ...problems].join("; "));
-      else store.recordSuccess(g.source, g.entries, problems);
+      else store.recordSuccess(g.source, g.entries, problems, g.leftOut);
     }
     store.forgetSourcesExcept(gathered.map((g) => g.source));
 
@@ -96,7 +98,7 @@ export class CatalogRefresher {
       await this.deps.onRevision(revision);
     }
     logger.info(
-      { reason, revision: revision.revision_number, created, tools: tools.length, ms: Math.round(performance.now() - started) },
+      { reason, revision: revision.revision_number, created, tools: tools.length, leftOut: fromConfig.leftOut.length, ms: Math.round(performance.now() - started) },
       created ? "catalog revision created" : "catalog unchanged",
     );
     return { revision, created, sources: store.statuses() };

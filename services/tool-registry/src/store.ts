@@ -42,6 +42,9 @@ export class RegistryStore {
         service_id TEXT PRIMARY KEY, manifest TEXT NOT NULL, announced_at TEXT NOT NULL
       );
     `);
+    // Added with left_out (issue 14); a database from before gets the column, empty.
+    const columns = (this.db.prepare("PRAGMA table_info(sources)").all() as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes("left_out")) this.db.exec("ALTER TABLE sources ADD COLUMN left_out TEXT NOT NULL DEFAULT '[]'");
   }
 
   static open(dir: string): RegistryStore {
@@ -91,14 +94,15 @@ export class RegistryStore {
     return row ? (JSON.parse(row.entries) as ManifestEntry[]) : [];
   }
 
-  recordSuccess(source: string, entries: ManifestEntry[], problems: string[]): void {
+  /** `leftOut`: entries that are fine but not for the catalog, with why (they do not degrade the source). */
+  recordSuccess(source: string, entries: ManifestEntry[], problems: string[], leftOut: string[] = []): void {
     this.db
       .prepare(
-        `INSERT INTO sources (source, entries, status, reason, last_success_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO sources (source, entries, status, reason, last_success_at, left_out) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (source) DO UPDATE SET entries = excluded.entries, status = excluded.status, reason = excluded.reason,
-         last_success_at = excluded.last_success_at`,
+         last_success_at = excluded.last_success_at, left_out = excluded.left_out`,
       )
-      .run(source, JSON.stringify(entries), problems.length ? "degraded" : "ok", problems.join("; ") || null, new Date().toISOString());
+      .run(source, JSON.stringify(entries), problems.length ? "degraded" : "ok", problems.join("; ") || null, new Date().toISOString(), JSON.stringify(leftOut));
   }
 
   /** Keeps the last good entries; only the status and reason change. */
@@ -114,9 +118,10 @@ export class RegistryStore {
   statuses(): SourceStatus[] {
     // Counted by SQLite in place: parsing every source's entries (megabytes at 10k tools) only to count them
     // would cost more than the refresh itself.
-    return this.db
-      .prepare("SELECT source, status, reason, json_array_length(entries) AS tool_count, last_success_at FROM sources ORDER BY source")
-      .all() as SourceStatus[];
+    const rows = this.db
+      .prepare("SELECT source, status, reason, json_array_length(entries) AS tool_count, last_success_at, left_out FROM sources ORDER BY source")
+      .all() as Array<Omit<SourceStatus, "left_out"> & { left_out: string }>;
+    return rows.map((row) => ({ ...row, left_out: JSON.parse(row.left_out) as string[] }));
   }
 
   forgetSourcesExcept(keep: readonly string[]): void {

@@ -25,7 +25,8 @@ function fakeConfig(store: Store, options: { maxItems?: number; version?: () => 
       case "get": {
         const keys = request.keys ?? [];
         if (keys.length > (options.maxItems ?? Infinity)) return tooLarge;
-        const values = keys.map(({ type, key }) => ({ type, key, value: store[type]![key]! }));
+        // A missing key comes back with a null value, as the config service answers (TrustGraph's way).
+        const values = keys.map(({ type, key }) => ({ type, key, value: store[type]?.[key] ?? null }));
         return ConfigResponse.parse({ version: version(), values });
       }
       default:
@@ -51,6 +52,17 @@ describe("fetchConfigTypes", () => {
     expect(fetched.consistent).toBe(true);
     const gets = asked.filter((r) => r.operation === "get").map((r) => r.keys!.map((k) => k.key).join(","));
     expect(gets).toEqual(["k0,k1,k2", "k0,k1", "k2", "k3,k4"]);
+  });
+
+  it("leaves out a key deleted between 'list' and 'get' (its value comes back null)", async () => {
+    const store: Store = { blob: { a: "1", b: "2" } };
+    const { ask } = fakeConfig(store, { maxItems: 1 });
+    const asking = async (request: ConfigRequestWire) => {
+      const reply = await ask(request);
+      if (request.operation === "list") delete store.blob!.b;
+      return reply;
+    };
+    expect((await fetchConfigTypes(asking, "default", ["blob"])).snapshot).toEqual({ blob: { a: "1" } });
   });
 
   it("names the item when a single value cannot be read", async () => {

@@ -36,7 +36,7 @@ describe("buildToolServiceDescriptor", () => {
   it("needs exactly one of the two forms, and both queues", () => {
     expect(() => buildToolServiceDescriptor({ id: "s" })).toThrow(/--topic or --request-queue/);
     expect(() => buildToolServiceDescriptor({ id: "s", topic: "t", requestQueue: "q" })).toThrow(/not both/);
-    expect(() => buildToolServiceDescriptor({ id: "s", requestQueue: "q" })).toThrow(
+    expect(() => buildToolServiceDescriptor({ id: "s", requestQueue: "request:tg:q" })).toThrow(
       /^invalid tool-service descriptor: 'request-queue' needs a matching 'response-queue'/,
     );
   });

@@ -3,6 +3,7 @@ import {
   AgentRequest,
   AgentResponse,
   ToolAnnouncement,
+  ToolBinding,
   ToolRegistryPush,
   ToolRegistryRequest,
 } from "../../src/index.js";
@@ -75,5 +76,20 @@ describe("tool-registry wire", () => {
     expect(ToolAnnouncement.safeParse({ service_id: "s", announced_at: "t", manifest: [entry] }).success).toBe(
       false,
     );
+  });
+
+  it("reads binding topics in either TrustGraph form, and routes an mcp-tool binding only with both topics", () => {
+    expect(ToolBinding.parse({ kind: "tool-service", request_topic: "request:tg:joke", response_topic: "response:tg:joke" })).toMatchObject({
+      request_topic: "non-persistent://tg/request/joke",
+      response_topic: "non-persistent://tg/response/joke",
+    });
+    expect(ToolBinding.parse({ kind: "mcp-tool", mcp_tool: "calc", request_topic: "request:tg:mcp-tool-tg", response_topic: "response:tg:mcp-tool-tg" })).toEqual({
+      kind: "mcp-tool",
+      mcp_tool: "calc",
+      request_topic: "non-persistent://tg/request/mcp-tool-tg",
+      response_topic: "non-persistent://tg/response/mcp-tool-tg",
+    });
+    expect(ToolBinding.safeParse({ kind: "mcp-tool", mcp_tool: "calc", request_topic: "request:tg:x" }).success).toBe(false);
+    expect(ToolBinding.safeParse({ kind: "tool-service", request_topic: "joke", response_topic: "response:tg:joke" }).success).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigPush, ConfigRequest, ConfigResponse } from "../../src/index.js";
+import { ConfigPush, ConfigRequest, ConfigResponse, TENANT, workspaceConfigTopics } from "../../src/index.js";
 
 describe("config wire", () => {
   it("decodes the design's request and defaults the workspace", () => {
@@ -33,6 +33,24 @@ describe("config wire", () => {
     expect(ConfigPush.parse({ version: 7, changes: { tool: ["default"] } })).toEqual({
       version: 7,
       changes: { tool: ["default"] },
+      workspace_changes: null,
+    });
+  });
+
+  it("reads TrustGraph's forms: missing values as null, workspaces in values, empty workspace, workspace changes", () => {
+    const reply = ConfigResponse.parse({ version: 5, values: [{ type: "agent", key: "tool-index", value: null }, { workspace: "w", type: "tool", key: "k", value: "" }] });
+    expect(reply.values).toEqual([{ type: "agent", key: "tool-index", value: null }, { workspace: "w", type: "tool", key: "k", value: "" }]);
+    // TrustGraph's processors serialise every field: `workspace: ""` on a *-all-ws request, and in each value.
+    const request = ConfigRequest.parse({ operation: "getkeys-all-ws", workspace: "", keys: [], type: "tool", values: [] });
+    expect(request).toMatchObject({ operation: "getkeys-all-ws", workspace: "" });
+    expect(ConfigRequest.parse({ operation: "put", workspace: "w", values: [{ type: "t", key: "k", value: "v", workspace: "" }] }).values).toEqual([{ type: "t", key: "k", value: "v" }]);
+    expect(ConfigPush.parse({ version: 3, changes: {}, workspace_changes: { created: ["w"], deleted: [] } }).workspace_changes).toEqual({ created: ["w"], deleted: [] });
+  });
+
+  it("names a workspace's queues as TrustGraph does", () => {
+    expect(workspaceConfigTopics("default")).toEqual({
+      request: `non-persistent://${TENANT}/request/config:default`,
+      response: `non-persistent://${TENANT}/response/config:default`,
     });
   });
 });

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   McpDescriptor,
+  PersistentQueueId,
   ToolDescriptor,
   ToolServiceDescriptor,
   ToolSourceDescriptor,
   argumentsJsonSchema,
   requestTopic,
+  storedDescriptorSchema,
+  trustGraphOnlyToolType,
   responseTopic,
   toolServiceConfig,
 } from "../../src/index.js";
@@ -36,9 +39,28 @@ describe("tool-service descriptor", () => {
     expect(d.configParams).toEqual([{ name: "style", required: false }]);
   });
 
-  it("refuses a descriptor with no topic, or a request queue without a response queue", () => {
+  it("maps TrustGraph queue ids to topics, as TrustGraph does", () => {
+    const d = ToolServiceDescriptor.parse({ id: "joke-service", "request-queue": "request:tg:joke", "response-queue": "response:tg:joke" });
+    expect(d).toMatchObject({ requestTopic: "non-persistent://tg/request/joke", responseTopic: "non-persistent://tg/response/joke" });
+    expect(ToolServiceDescriptor.parse({ id: "s", "request-queue": "flow:tg:jobs", "response-queue": "response:tg:jobs" }).requestTopic).toBe("persistent://tg/flow/jobs");
+  });
+
+  it("refuses a descriptor with no topic, a request queue without a response queue, or a queue Pulsar cannot use", () => {
     expect(ToolServiceDescriptor.safeParse({ id: "x" }).error?.issues[0]?.message).toMatch(/topic/);
-    expect(ToolServiceDescriptor.safeParse({ id: "x", "request-queue": "q" }).success).toBe(false);
+    expect(ToolServiceDescriptor.safeParse({ id: "x", "request-queue": "request:tg:q" }).success).toBe(false);
+    const bad = ToolServiceDescriptor.safeParse({ id: "x", "request-queue": "joke", "response-queue": "response:tg:joke" });
+    expect(bad.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
+      "request-queue: invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)",
+    ]);
+  });
+});
+
+describe("queues named in configuration", () => {
+  it("reads a persistent queue in either form and refuses a non-persistent one", () => {
+    expect(PersistentQueueId.parse("flow:tg:tool-announcements")).toBe("persistent://tg/flow/tool-announcements");
+    expect(PersistentQueueId.parse("persistent://tg/flow/x")).toBe("persistent://tg/flow/x");
+    expect(PersistentQueueId.safeParse("request:tg:x").error?.issues[0]?.message).toBe("must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic");
+    expect(PersistentQueueId.safeParse("x").success).toBe(false);
   });
 });
 
@@ -63,7 +85,30 @@ describe("tool descriptor", () => {
     expect(ToolDescriptor.safeParse({ type: "mcp-tool", name: "calc" }).success).toBe(false);
     expect(ToolDescriptor.safeParse({ type: "mcp-tool", name: "calc", "mcp-tool": "calculator" }).success).toBe(true);
     expect(ToolDescriptor.safeParse({ ...tool, type: "prompt" }).success).toBe(false);
+    expect(ToolDescriptor.safeParse({ ...tool, type: "nope" }).error?.issues[0]?.message).toBe(
+      "'type' must be one of tool-service, mcp-tool, text-completion, knowledge-query, prompt, structured-query, row-embeddings-query",
+    );
     expect(ToolDescriptor.safeParse({ ...tool, name: "tell joke" }).success).toBe(false);
+  });
+
+  it("lets an mcp-tool tool name another MCP-tool gateway's queues (both or neither)", () => {
+    const calc = { type: "mcp-tool", name: "calc", "mcp-tool": "calculator" };
+    const routed = ToolDescriptor.parse({ ...calc, "request-queue": "request:tg:mcp-tool-tg", "response-queue": "response:tg:mcp-tool-tg" });
+    expect(routed).toMatchObject({ "request-queue": "non-persistent://tg/request/mcp-tool-tg", "response-queue": "non-persistent://tg/response/mcp-tool-tg" });
+    expect(ToolDescriptor.safeParse({ ...calc, "request-queue": "request:tg:mcp-tool-tg" }).error?.issues[0]?.message).toMatch(/both 'request-queue' and 'response-queue'/);
+    expect(ToolDescriptor.safeParse({ ...calc, "request-queue": "x", "response-queue": "response:tg:y" }).success).toBe(false);
+  });
+
+  it("stores tools of TrustGraph-only types as given and validates the types toolmesh executes", () => {
+    expect(trustGraphOnlyToolType({ type: "knowledge-query", name: "kq" })).toBe("knowledge-query");
+    expect(trustGraphOnlyToolType({ type: "mcp-tool" })).toBeNull();
+    expect(trustGraphOnlyToolType(["knowledge-query"])).toBeNull();
+    expect(storedDescriptorSchema("tool", { type: "row-embeddings-query", "schema-name": "s" })).toBeNull();
+    expect(storedDescriptorSchema("tool", { type: "tool-service" })).toBe(ToolDescriptor);
+    expect(storedDescriptorSchema("tool", { type: "nope" })).toBe(ToolDescriptor);
+    expect(storedDescriptorSchema("prompt", {})).toBeNull();
+    expect(storedDescriptorSchema("constructor", {})).toBeNull();
+    expect(storedDescriptorSchema("mcp", {})).toBe(McpDescriptor);
   });
 
   it("sends the tool's values for the service's config-params, and refuses a missing required one", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TENANT, parseTopic, requestSubscription, requestTopic, responseTopic, tenantFromEnv, Topics } from "../../src/index.js";
+import { TENANT, parseTopic, queueTopic, requestSubscription, requestTopic, responseTopic, tenantFromEnv, Topics } from "../../src/index.js";
 
 describe("topics", () => {
   it("names request and response topics as the design does", () => {
@@ -14,6 +14,29 @@ describe("topics", () => {
     expect(tenantFromEnv("")).toBe("tg");
     expect(tenantFromEnv("staging")).toBe("staging");
     expect(() => tenantFromEnv("a/b")).toThrow(/not a valid tenant name/);
+  });
+
+  it("maps TrustGraph queue ids as its Pulsar backend does, and keeps full topic names", () => {
+    expect(queueTopic("request:tg:joke")).toBe("non-persistent://tg/request/joke");
+    expect(queueTopic("response:tg:joke")).toBe("non-persistent://tg/response/joke");
+    expect(queueTopic("notify:tg:config")).toBe("non-persistent://tg/notify/config");
+    expect(queueTopic("flow:tg:x")).toBe("persistent://tg/flow/x");
+    // Only the first two colons split: the rest belongs to the topic (TrustGraph's per-workspace queues).
+    expect(queueTopic("request:tg:config:default")).toBe("non-persistent://tg/request/config:default");
+    // The topicspace is the tenant as written, whatever TOOLMESH_TENANT says.
+    expect(queueTopic("request:other:mcp-tool-tg")).toBe("non-persistent://other/request/mcp-tool-tg");
+    expect(queueTopic("non-persistent://tg/request/joke")).toBe("non-persistent://tg/request/joke");
+    expect(queueTopic("persistent://a/b/c")).toBe("persistent://a/b/c");
+  });
+
+  it("refuses queues Pulsar could not use, naming them", () => {
+    expect(() => queueTopic("joke")).toThrow("invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name");
+    expect(() => queueTopic("request:tg")).toThrow(/expected class:topicspace:topic/);
+    expect(() => queueTopic("queue:tg:joke")).toThrow("invalid topic name 'queue:tg:joke': class 'queue' is not one of flow, request, response, notify");
+    expect(() => queueTopic("__proto__:tg:joke")).toThrow(/class '__proto__' is not one of/);
+    expect(() => queueTopic("request::joke")).toThrow(/topicspace and topic must be non-empty/);
+    expect(() => queueTopic("request:tg:a/b")).toThrow(/no '\/'/);
+    expect(() => queueTopic("kafka://a/b/c")).toThrow("invalid topic name 'kafka://a/b/c': expected {persistent|non-persistent}://tenant/namespace/topic");
   });
 
   it("parses full and bare topic names and refuses malformed ones", () => {

@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime } from "@toolmesh/base";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
-import { type CatalogRevision, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogRevision, type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
 import { RunStore } from "../../src/run-store.js";
@@ -107,5 +107,27 @@ describe("AgentLoop on the in-memory bus", () => {
     for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
     expect(events).toEqual([{ kind: "error", content: "LLM call failed: the script has no more turns" }]);
     expect(store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
+  });
+});
+
+describe("ToolInvoker and MCP-tool gateways", () => {
+  /** An MCP-tool gateway on the bus that says which one it is. */
+  const gateway = (label: string, request: string, response: string) =>
+    runtime.serve({
+      requestTopic: request,
+      responseTopic: response,
+      subscription: `${label}-request`,
+      requestSchema: McpToolRequest,
+      errorReply: (error): McpToolResponse => ({ error, text: null, object: null }),
+      handler: async (req): Promise<McpToolResponse> => ({ error: null, text: `${label}: ${req.name} ${JSON.stringify(req.parameters)}`, object: null }),
+    });
+  const tool = (binding: CatalogTool["binding"]): CatalogTool => ({ tool_id: "echo", name: "echo", description: "", parameters_schema: { type: "object" }, binding, source: "config", content_hash: "e" });
+
+  it("calls toolmesh's gateway by default, and the gateway an mcp-tool binding names (TrustGraph's queue ids)", async () => {
+    await gateway("toolmesh", requestTopic(ServiceName.mcpTool), responseTopic(ServiceName.mcpTool));
+    await gateway("trustgraph", queueTopic("request:tg:mcp-tool-tg"), queueTopic("response:tg:mcp-tool-tg"));
+    expect(await invoker.invoke(tool({ kind: "mcp-tool", mcp_tool: "everything" }), { message: "hi" }, "u")).toBe('toolmesh: everything {"message":"hi"}');
+    const routed = tool({ kind: "mcp-tool", mcp_tool: "everything", request_topic: queueTopic("request:tg:mcp-tool-tg"), response_topic: queueTopic("response:tg:mcp-tool-tg") });
+    expect(await invoker.invoke(routed, { message: "hi" }, "u")).toBe('trustgraph: everything {"message":"hi"}');
   });
 });

@@ -1,12 +1,24 @@
 import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigOperation, type ConfigPush, type ConfigRequest, type ConfigResponse, ErrorType } from "@toolmesh/schema";
+import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, WorkspaceConfigOperations } from "@toolmesh/schema";
+import { z } from "zod";
 import type { ConfigStore } from "../store.js";
+import { allWorkspaceOperations } from "./config-all-workspaces.js";
 import { readOperations } from "./config-reads.js";
 import { writeOperations } from "./config-writes.js";
 
+/**
+ * A request as the config service reads it: any operation name, so one it does not have gets TrustGraph's
+ * `bad-operation` answer rather than a schema error.
+ */
+export const IncomingConfigRequest = ConfigRequest.extend({ operation: z.string().min(1) });
+export type IncomingConfigRequest = z.output<typeof IncomingConfigRequest>;
+
 export type ConfigReply = Partial<ConfigResponse>;
-/** One operation of the config protocol; a new one (e.g. TrustGraph's `*-all-ws`) is one more entry. */
-export type ConfigOperationHandler = (request: ConfigRequest) => ConfigReply | Promise<ConfigReply>;
+/**
+ * One operation of the config protocol. `workspace` is the one it acts on: the request's own on the system
+ * queue, the queue's on a per-workspace queue; the `*-all-ws` operations ignore it.
+ */
+export type ConfigOperationHandler = (request: IncomingConfigRequest, workspace: string) => ConfigReply | Promise<ConfigReply>;
 
 export interface ConfigLimits {
   /** CONFIG_MAX_VALUE_BYTES: largest value of one item. */
@@ -19,32 +31,61 @@ export interface ConfigHandlerDeps {
   store: ConfigStore;
   /** Publishes the change notification; awaited so a caller that saw the reply can rely on the push. */
   publish: (push: ConfigPush) => Promise<void>;
+  /** Called after a write that registered or unregistered workspaces, before its push and reply. */
+  workspacesChanged: () => Promise<void>;
   limits: ConfigLimits;
 }
 
 /** What a caller whose read is too large for one reply can do instead. */
-const SMALLER_READ: Partial<Record<ConfigOperation, string>> = {
+const SMALLER_READ: Record<string, string> = {
   config: "read it type by type with 'getvalues'",
   getvalues: "read its keys with 'list' and 'get' a few at a time",
   get: "ask for fewer keys at a time",
+  "getvalues-all-ws": "read 'getkeys-all-ws', then 'getvalues' one workspace at a time",
 };
 
+const lookup = <T>(table: Record<string, T>, name: string): T | undefined => (Object.hasOwn(table, name) ? table[name] : undefined);
+
+const badOperation = (request: IncomingConfigRequest, where: string) =>
+  new ReplyError(ErrorType.badOperation, `Bad operation '${request.operation}' ${where}`);
+
 /**
- * Answers one config request (design §2). A reply larger than CONFIG_MAX_REPLY_BYTES is never sent: the
- * broker would refuse it and the caller would only see a timeout; it gets a `too-large` error instead.
+ * Answers config requests (TrustGraph's protocol, design §2) on the system queue and on the per-workspace
+ * queues. A reply larger than CONFIG_MAX_REPLY_BYTES is never sent: the broker would refuse it and the
+ * caller would only see a timeout; it gets a `too-large` error instead.
  */
-export function createConfigHandler(deps: ConfigHandlerDeps) {
-  const operations: Record<ConfigOperation, ConfigOperationHandler> = { ...readOperations(deps.store), ...writeOperations(deps) };
-  return async (request: ConfigRequest): Promise<ConfigReply> => {
-    const reply = await operations[request.operation](request);
+export function createConfigHandlers(deps: ConfigHandlerDeps) {
+  const oneWorkspace: Record<string, ConfigOperationHandler> = { ...readOperations(deps.store), ...writeOperations(deps) };
+  const allWorkspaces: Record<string, ConfigOperationHandler> = allWorkspaceOperations(deps.store);
+
+  const bounded = async (request: IncomingConfigRequest, workspace: string, operation: ConfigOperationHandler): Promise<ConfigReply> => {
+    const reply = await operation(request, workspace);
     const bytes = Buffer.byteLength(JSON.stringify(reply));
     if (bytes > deps.limits.maxReplyBytes) {
-      const what = request.operation === "getvalues" ? `type '${request.type}' in workspace '${request.workspace}'` : `the '${request.operation}' reply for workspace '${request.workspace}'`;
+      const what = request.operation === "getvalues" ? `type '${request.type}' in workspace '${workspace}'` : `the '${request.operation}' reply for workspace '${workspace}'`;
       throw new ReplyError(
         ErrorType.tooLarge,
-        `${what} is ${bytes} bytes, over CONFIG_MAX_REPLY_BYTES (${deps.limits.maxReplyBytes}); ${SMALLER_READ[request.operation] ?? "ask for less"}`,
+        `${what} is ${bytes} bytes, over CONFIG_MAX_REPLY_BYTES (${deps.limits.maxReplyBytes}); ${lookup(SMALLER_READ, request.operation) ?? "ask for less"}`,
       );
     }
     return reply;
+  };
+
+  return {
+    /** The system queue (`request:tg:config`): every operation; one-workspace ones name it in the body. */
+    system(request: IncomingConfigRequest): Promise<ConfigReply> {
+      const across = lookup(allWorkspaces, request.operation);
+      if (across) return bounded(request, "", across);
+      const operation = lookup(oneWorkspace, request.operation);
+      if (!operation) throw badOperation(request, "on the config queue");
+      if (request.workspace === "") throw new ReplyError(ErrorType.badRequest, "Workspace is required");
+      return bounded(request, request.workspace, operation);
+    },
+    /** A workspace's queue (`request:tg:config:<ws>`): one-workspace operations, on that workspace only. */
+    workspace(workspace: string, request: IncomingConfigRequest): Promise<ConfigReply> {
+      const operation = (WorkspaceConfigOperations as readonly string[]).includes(request.operation) ? lookup(oneWorkspace, request.operation) : undefined;
+      if (!operation) throw badOperation(request, `on workspace '${workspace}''s config queue`);
+      return bounded(request, workspace, operation);
+    },
   };
 }

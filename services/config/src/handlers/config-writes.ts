@@ -1,8 +1,8 @@
 import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigValue, ErrorType } from "@toolmesh/schema";
+import { type ConfigValue, ErrorType, isReservedWorkspace } from "@toolmesh/schema";
 import { TypeOverLimit } from "../store.js";
 import { descriptorProblem } from "../validate.js";
-import { NOT_FOUND } from "./config-reads.js";
+import { pushFor, registrationsIn, workspaceIdProblem } from "../workspaces.js";
 import type { ConfigHandlerDeps, ConfigOperationHandler } from "./config-request.js";
 
 function oversizedValues(values: ConfigValue[], maxValueBytes: number): string[] {
@@ -12,23 +12,37 @@ function oversizedValues(values: ConfigValue[], maxValueBytes: number): string[]
   });
 }
 
-/** The protocol's writes: put and delete. Each bumps the version once and publishes one push. */
-export function writeOperations({ store, publish, limits }: ConfigHandlerDeps) {
-  const changed = async (version: number, types: Iterable<string>, workspace: string) => {
-    const changes = Object.fromEntries([...new Set(types)].map((type) => [type, [workspace]]));
-    await publish({ version, changes });
+/**
+ * The protocol's writes: put and delete. Each is one transaction with one version bump and one push naming
+ * the types and workspaces it changed (see workspaces.ts for how workspaces come and go).
+ */
+export function writeOperations({ store, publish, workspacesChanged, limits }: ConfigHandlerDeps) {
+  /** The workspaces a put registers: those it names in `__workspaces__`, or its own when not yet registered. */
+  const toRegister = (workspace: string, values: ConfigValue[]): string[] => {
+    const named = registrationsIn(workspace, values);
+    const implicit = !isReservedWorkspace(workspace) && !store.workspaces().includes(workspace) ? [workspace] : [];
+    const problems = [...named, ...implicit].map(workspaceIdProblem).filter((p): p is string => p !== null);
+    if (problems.length > 0) throw new ReplyError(ErrorType.badRequest, `put refused: ${problems.join("; ")}`);
+    return implicit;
+  };
+
+  const announce = async (workspace: string, types: string[], result: Parameters<typeof pushFor>[2]) => {
+    if (result.created.length > 0 || result.deleted.length > 0) await workspacesChanged();
+    await publish(pushFor(workspace, types, result));
+    return { version: result.version };
   };
 
   return {
-    put: async ({ workspace, values }) => {
+    put: async ({ values }, workspace) => {
       if (values.length === 0) throw new ReplyError(ErrorType.badRequest, "'put' needs at least one value");
       const oversized = oversizedValues(values, limits.maxValueBytes);
       if (oversized.length > 0) throw new ReplyError(ErrorType.tooLarge, `put refused: ${oversized.join("; ")}`);
       const problems = values.map(descriptorProblem).filter((p): p is string => p !== null);
       if (problems.length > 0) throw new ReplyError(ErrorType.configError, problems.join("; "));
-      let version: number;
+      const register = toRegister(workspace, values);
       try {
-        version = store.put(workspace, values, limits.maxReplyBytes);
+        const result = store.write(workspace, { put: values, register }, limits.maxReplyBytes);
+        return await announce(workspace, [...new Set(values.map((v) => v.type))], result);
       } catch (err) {
         if (!(err instanceof TypeOverLimit)) throw err;
         throw new ReplyError(
@@ -37,19 +51,12 @@ export function writeOperations({ store, publish, limits }: ConfigHandlerDeps) {
             `over CONFIG_MAX_REPLY_BYTES (${err.limit}); delete or shrink items of that type first`,
         );
       }
-      await changed(version, values.map((v) => v.type), workspace);
-      return { version };
     },
-    delete: async ({ workspace, keys }) => {
+    // Keys that are not there are ignored, as TrustGraph does; the version still moves and a push goes out.
+    delete: async ({ keys }, workspace) => {
       if (keys.length === 0) throw new ReplyError(ErrorType.badRequest, "'delete' needs at least one key");
-      const { missing } = store.get(workspace, keys);
-      if (missing.length > 0) {
-        const names = missing.map((k) => `${k.type} '${k.key}'`).join(", ");
-        throw new ReplyError(NOT_FOUND, `cannot delete ${names}: not in workspace '${workspace}'`);
-      }
-      const version = store.delete(workspace, keys);
-      await changed(version, keys.map((k) => k.type), workspace);
-      return { version };
+      const result = store.write(workspace, { delete: keys });
+      return announce(workspace, [...new Set(keys.map((k) => k.type))], result);
     },
   } satisfies Record<string, ConfigOperationHandler>;
 }

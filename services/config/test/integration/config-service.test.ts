@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigPush, ConfigResponse, type ConfigRequestWire, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ConfigPush, ConfigResponse, type ConfigRequestWire, Topics, requestTopic, responseTopic, workspaceConfigTopics } from "@toolmesh/schema";
 import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
 
 const dataDir = mkdtempSync(join(tmpdir(), "config-service-"));
@@ -60,7 +60,7 @@ describe("config service over the real broker", () => {
     expect(pushes.find((p) => p.version === start + 1)!.changes).toEqual({ "tool-service": ["default"], tool: ["default"] });
 
     const got = await ask({ operation: "get", keys: [{ type: "tool", key: "tell-pun" }] });
-    expect(JSON.parse(got.values[0]!.value)).toMatchObject({ style: "pun" });
+    expect(JSON.parse(got.values[0]!.value!)).toMatchObject({ style: "pun" });
     expect((await ask({ operation: "list", type: "tool" })).directory).toEqual(["tell-pun"]);
     expect((await ask({ operation: "getvalues", type: "tool-service" })).values.map((v) => v.key)).toEqual(["joke-service"]);
     const all = await ask({ operation: "config" });
@@ -84,18 +84,36 @@ describe("config service over the real broker", () => {
     expect((await ask({ operation: "list", type: "tool" })).directory).not.toContain("ok-one");
   });
 
-  it("answers missing keys and malformed requests with errors, and keeps serving", async () => {
-    expect((await ask({ operation: "get", keys: [{ type: "tool", key: "nope" }] })).error).toEqual({
-      type: "not-found",
-      message: "no tool 'nope' in workspace 'default'",
-    });
-    expect((await ask({ operation: "delete", keys: [{ type: "tool", key: "nope" }] })).error?.type).toBe("not-found");
+  it("answers missing keys as TrustGraph does, malformed requests with errors, and keeps serving", async () => {
+    const missing = await ask({ operation: "get", keys: [{ type: "tool", key: "nope" }] });
+    expect(missing.error).toBeNull();
+    expect(missing.values).toEqual([{ type: "tool", key: "nope", value: null }]);
+    expect((await ask({ operation: "delete", keys: [{ type: "tool", key: "nope" }] })).error).toBeNull();
     expect((await ask({ operation: "list" })).error).toEqual({ type: "bad-request", message: "'list' needs a 'type'" });
     expect((await ask({ operation: "put" })).error?.type).toBe("bad-request");
-    expect((await ask({ operation: "drop" as "get" })).error?.type).toBe("bad-request");
+    expect((await ask({ operation: "get", workspace: "", keys: [{ type: "tool", key: "nope" }] })).error).toEqual({ type: "bad-request", message: "Workspace is required" });
+    expect((await ask({ operation: "drop" as "get" })).error?.type).toBe("bad-operation");
     await pulsar.send(requestTopic("config"), Buffer.from("{nonsense"), { id: "raw-1" });
     expect((await ask({ operation: "list", type: "tool" })).error).toBeNull();
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+  });
+
+  it("serves each workspace's own queue, registered on its first put, and names it in the push", async () => {
+    const put = await ask({ operation: "put", workspace: "team-q", values: [value("tool", "only-q", tool("only-q", "pun"))] });
+    expect(put.error).toBeNull();
+    await waitFor(() => pushes.find((p) => p.version === put.version), { description: "the push" });
+    expect(pushes.find((p) => p.version === put.version)).toEqual({ version: put.version, changes: { tool: ["team-q"] }, workspace_changes: { created: ["team-q"], deleted: [] } });
+    const topics = workspaceConfigTopics("team-q");
+    const queue = await RequestClient.create(pulsar, { requestTopic: topics.request, responseTopic: topics.response, responseSchema: ConfigResponse });
+    try {
+      // The queue's workspace wins over the body's.
+      expect((await queue.request({ operation: "list", workspace: "default", type: "tool" }, { timeoutMs: 5_000 })).directory).toEqual(["only-q"]);
+      expect((await queue.request({ operation: "getkeys-all-ws", type: "tool" }, { timeoutMs: 5_000 })).error?.type).toBe("bad-operation");
+    } finally {
+      await queue.close();
+    }
+    const keys = await ask({ operation: "getkeys-all-ws", workspace: "", type: "tool" });
+    expect(keys.values).toEqual(expect.arrayContaining([{ workspace: "team-q", type: "tool", key: "only-q", value: "" }]));
   });
 
   it("deletes with a version bump and a push", async () => {

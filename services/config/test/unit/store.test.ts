@@ -19,14 +19,49 @@ describe("ConfigStore", () => {
     expect(store.put("default", [{ type: "tool", key: "b", value: "{}" }, { type: "tool", key: "a", value: '{"x":1}' }])).toBe(1);
     expect(store.put("team", [{ type: "tool", key: "a", value: "team" }])).toBe(2);
     expect(store.keys("default", "tool")).toEqual(["a", "b"]);
-    expect(store.get("default", [{ type: "tool", key: "a" }, { type: "tool", key: "zz" }])).toEqual({
-      values: [{ type: "tool", key: "a", value: '{"x":1}' }],
-      missing: [{ type: "tool", key: "zz" }],
-    });
+    expect(store.get("default", [{ type: "tool", key: "a" }, { type: "tool", key: "zz" }])).toEqual([
+      { type: "tool", key: "a", value: '{"x":1}' },
+      { type: "tool", key: "zz", value: null },
+    ]);
     expect(store.all("team")).toEqual({ tool: { a: "team" } });
-    expect(store.delete("default", [{ type: "tool", key: "a" }])).toBe(3);
+    expect(store.delete("default", [{ type: "tool", key: "a" }, { type: "tool", key: "never-there" }])).toBe(3);
     expect(store.keys("default", "tool")).toEqual(["b"]);
+    expect(store.keysAllWorkspaces("tool")).toEqual([
+      { workspace: "default", type: "tool", key: "b" },
+      { workspace: "team", type: "tool", key: "a" },
+    ]);
+    expect(store.valuesAllWorkspaces("tool").map((v) => `${v.workspace}/${v.key}=${v.value}`)).toEqual(["default/b={}", "team/a=team"]);
     store.close();
+  });
+
+  it("registers workspaces, fills a new one from the template, and reports registrations that come and go", () => {
+    const store = ConfigStore.open(freshDir());
+    store.put("__template__", [{ type: "prompt", key: "system", value: "be brief" }, { type: "tool", key: "t", value: "{}" }]);
+    store.put("acme", [{ type: "tool", key: "t", value: "acme's own" }]);
+    const put = store.write("acme", { put: [{ type: "mcp", key: "m", value: "{}" }], register: ["acme"] });
+    expect(put).toEqual({ version: 3, created: ["acme"], deleted: [], provisioned: { acme: ["prompt"] } });
+    expect(store.all("acme")).toEqual({ mcp: { m: "{}" }, prompt: { system: "be brief" }, tool: { t: "acme's own" } });
+    // Registering again changes nothing; explicit registration through __workspaces__ works the same way.
+    expect(store.write("acme", { register: ["acme"] }).created).toEqual([]);
+    expect(store.write("__workspaces__", { put: [{ type: "workspace", key: "beta", value: '{"enabled": true}' }] }).created).toEqual(["beta"]);
+    expect(store.workspaces()).toEqual(["acme", "beta"]);
+    expect(store.write("__workspaces__", { delete: [{ type: "workspace", key: "beta" }] })).toMatchObject({ created: [], deleted: ["beta"] });
+    store.close();
+  });
+
+  it("registers default at start, and once the workspaces a store from before registration holds", () => {
+    const dir = freshDir();
+    const old = ConfigStore.open(dir);
+    old.put("team-a", [{ type: "tool", key: "t", value: "{}" }]);
+    old.put("__template__", [{ type: "tool", key: "t", value: "{}" }]);
+    old.put("bad/name", [{ type: "tool", key: "t", value: "{}" }]);
+    expect(old.registerAtStart((ws) => !ws.includes("/"))?.created).toEqual(["default", "team-a"]);
+    old.write("__workspaces__", { delete: [{ type: "workspace", key: "team-a" }] });
+    old.close();
+    const reopened = ConfigStore.open(dir);
+    expect(reopened.registerAtStart(() => true)).toBeNull();
+    expect(reopened.workspaces()).toEqual(["default"]);
+    reopened.close();
   });
 
   it("keeps items and the version across reopening the same folder", () => {

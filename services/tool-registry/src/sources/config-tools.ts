@@ -6,24 +6,38 @@ import {
   ToolServiceDescriptor,
   argumentsJsonSchema,
   toolServiceConfig,
+  trustGraphOnlyToolType,
 } from "@toolmesh/schema";
 import type { ConfigView } from "@toolmesh/base";
 
 export const CONFIG_SOURCE = "config";
 export const CONFIG_TYPES = [ConfigType.tool, ConfigType.toolService, ConfigType.mcp, ConfigType.toolSource];
 
+/** The TrustGraph-only tool type of a stored value, or null (also for a value that is not JSON). */
+function trustGraphOnlyType(raw: string | undefined): string | null {
+  try {
+    return raw === undefined ? null : trustGraphOnlyToolType(JSON.parse(raw));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The tools defined in config (`tool` descriptors, bound through `tool-service` and `mcp` entries) as
- * manifest entries with tool_id `config.<key>`. A descriptor that cannot be used is reported, not fatal.
+ * manifest entries with tool_id `config.<key>`. A descriptor that cannot be used is a problem (the source is
+ * degraded), not fatal; a tool of a TrustGraph-only type is left out, with the reason, without degrading it.
  */
-export function configTools(view: ConfigView): { entries: ManifestEntry[]; problems: string[] } {
+export function configTools(view: ConfigView): { entries: ManifestEntry[]; problems: string[]; leftOut: string[] } {
   const tools = view.parsed(ConfigType.tool, ToolDescriptor);
   const services = view.parsed(ConfigType.toolService, ToolServiceDescriptor);
   const mcp = view.parsed(ConfigType.mcp, McpDescriptor);
-  const problems = [
-    ...tools.invalid.map((i) => `tool '${i.key}': ${i.reason}`),
-    ...services.invalid.map((i) => `tool-service '${i.key}': ${i.reason}`),
-  ];
+  const leftOut: string[] = [];
+  const problems = services.invalid.map((i) => `tool-service '${i.key}': ${i.reason}`);
+  for (const { key, reason } of tools.invalid) {
+    const type = trustGraphOnlyType(view.values(ConfigType.tool)[key]);
+    if (type) leftOut.push(`tool '${key}': type '${type}' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)`);
+    else problems.push(`tool '${key}': ${reason}`);
+  }
   const entries: ManifestEntry[] = [];
   for (const [key, tool] of tools.items) {
     const base = {
@@ -51,10 +65,11 @@ export function configTools(view: ConfigView): { entries: ManifestEntry[]; probl
         problems.push(`tool '${key}': no mcp entry '${server}' in config`);
         continue;
       }
-      entries.push({ ...base, binding: { kind: "mcp-tool", mcp_tool: server } });
+      const gateway = tool["request-queue"] && tool["response-queue"] ? { request_topic: tool["request-queue"], response_topic: tool["response-queue"] } : {};
+      entries.push({ ...base, binding: { kind: "mcp-tool", mcp_tool: server, ...gateway } });
     } else {
       entries.push({ ...base, binding: { kind: "text-completion" } });
     }
   }
-  return { entries, problems };
+  return { entries, problems, leftOut };
 }

@@ -256,6 +256,48 @@ describe("self-announcing tool services", () => {
   }, 60_000);
 });
 
+describe("config tools TrustGraph defines", () => {
+  it("leaves tools of TrustGraph-only types out of the catalog, saying why, and binds an mcp-tool tool to the gateway it names", async () => {
+    const knowledge = { type: "knowledge-query", name: "ask-docs", description: "Ask the documents", collection: "docs" };
+    const echo = {
+      type: "mcp-tool",
+      name: "echo",
+      description: "Echoes",
+      "mcp-tool": "everything-echo",
+      "request-queue": "request:tg:mcp-tool-tg",
+      "response-queue": "response:tg:mcp-tool-tg",
+      arguments: [{ name: "message", type: "string", description: "what to echo" }],
+    };
+    const put = await config.request({
+      operation: "put",
+      values: [
+        { type: "tool", key: "ask-docs", value: JSON.stringify(knowledge) },
+        { type: "mcp", key: "everything-echo", value: JSON.stringify({ url: "http://127.0.0.1:9/mcp", "remote-name": "echo" }) },
+        { type: "tool", key: "echo", value: JSON.stringify(echo) },
+      ],
+    });
+    expect(put.error).toBeNull();
+    const revision = await waitFor(async () => {
+      const latest = await current();
+      return latest.tools.some((t) => t.name === "echo") ? latest : undefined;
+    }, { timeoutMs: 15_000, description: "a revision with the config's mcp-tool tool" });
+    expect(revision.tools.find((t) => t.name === "echo")?.binding).toEqual({
+      kind: "mcp-tool",
+      mcp_tool: "everything-echo",
+      request_topic: "non-persistent://tg/request/mcp-tool-tg",
+      response_topic: "non-persistent://tg/response/mcp-tool-tg",
+    });
+    expect(revision.tools.map((t) => t.name)).not.toContain("ask-docs");
+    expect(await statusOf("config")).toMatchObject({
+      status: "ok",
+      reason: null,
+      left_out: ["tool 'ask-docs': type 'knowledge-query' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)"],
+    });
+    const viaBus = await registryBus.request({ operation: "sources" });
+    expect(viaBus.sources.find((s) => s.source === "config")?.left_out).toHaveLength(1);
+  });
+});
+
 describe("restart", () => {
   it("keeps every revision and the current catalog", async () => {
     const before = await current();

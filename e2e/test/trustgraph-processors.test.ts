@@ -1,0 +1,181 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
+import {
+  EverythingServer,
+  PeerProcess,
+  ScriptedLlm,
+  ServiceProcess,
+  brokerServiceUrl,
+  claimTrustGraphTenant,
+  pythonPeer,
+  useBroker,
+  waitFor,
+} from "@toolmesh/test-support";
+
+// Issue 14: TrustGraph 2.11.1's own processors (trustgraph-flow from PyPI, unchanged) run against toolmesh's
+// config service, and toolmesh's agent uses a tool TrustGraph's mcp-tool processor serves.
+//
+// Tenant `tg`, not a per-file tenant: TrustGraph's processors load their configuration from
+// `request:tg:config`, fixed in trustgraph-base, so toolmesh's config must serve tenant `tg` for them
+// (claimTrustGraphTenant waits until no other config service does on this broker). The toolmesh services
+// here keep their data in this test's own folders, and every queue this test adds has a unique name.
+vi.hoisted(() => {
+  process.env.TOOLMESH_TENANT = "tg";
+});
+
+const unique = randomUUID().slice(0, 8);
+const JOKE_TOPIC = `joke-${unique}`;
+/** TrustGraph's mcp-tool processor serves these (its flow's queues), apart from any other test's. */
+const MCP_QUEUES = { request: `request:tg:mcp-tool-${unique}`, response: `response:tg:mcp-tool-${unique}` };
+const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
+
+const dataDir = mkdtempSync(join(tmpdir(), "toolmesh-tg-processors-"));
+const llm = new ScriptedLlm();
+const services: ServiceProcess[] = [];
+let everything: EverythingServer;
+let tgMcpTool: PeerProcess;
+let tgAgent: PeerProcess;
+let webServiceUrl: string;
+let pulsar: PulsarClient;
+let config: RequestClient<typeof ConfigResponse>;
+let registry: RequestClient<typeof ToolRegistryResponse>;
+let agent: RequestClient<typeof AgentResponse>;
+
+const item = (type: string, key: string, value: unknown): ConfigValue => ({ type, key, value: JSON.stringify(value) });
+const put = async (values: ConfigValue[]) => {
+  const reply = await config.request({ operation: "put", values });
+  expect(reply.error).toBeNull();
+  return reply.version!;
+};
+const ask = async (question: string) => {
+  const messages: AgentResponse[] = [];
+  await agent.request({ question, user: "alice", streaming: true }, { isLast: (r) => r.end_of_dialog, onReply: (r) => messages.push(r), timeoutMs: 30_000 });
+  return messages;
+};
+const startService = async (service: string, env: Record<string, string> = {}) => {
+  const started = await ServiceProcess.start({ service, env: { PULSAR_WEB_URL: webServiceUrl, ...env } });
+  services.push(started);
+  return started;
+};
+
+beforeAll(async () => {
+  const bin = dirname(pythonPeer("trustgraph-flow"));
+  ({ webServiceUrl } = await useBroker());
+  await claimTrustGraphTenant(webServiceUrl);
+  everything = await EverythingServer.start("streamableHttp");
+  await llm.start();
+  await startService("config", { CONFIG_DATA_DIR: join(dataDir, "config") });
+  await startService("joke-service", { JOKE_TOPIC, JOKE_ANNOUNCE: "false" });
+  await startService("tool-registry", { REGISTRY_DATA_DIR: join(dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
+  await startService("agent", { AGENT_DATA_DIR: join(dataDir, "agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted", AGENT_TOOL_TIMEOUT_MS: "10000" });
+  pulsar = new PulsarClient({ webServiceUrl });
+  const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
+    RequestClient.create(pulsar, { requestTopic: requestTopic(name), responseTopic: responseTopic(name), responseSchema, timeoutMs: 20_000 });
+  config = await client("config", ConfigResponse);
+  registry = await client("tool-registry", ToolRegistryResponse);
+  agent = await client("agent", AgentResponse);
+
+  // As TrustGraph's docs start them (spec §7.2): the broker's binary port, no metrics server, no Loki.
+  const flags = ["-p", await brokerServiceUrl(webServiceUrl), "--no-metrics", "--no-loki-enabled"];
+  tgMcpTool = PeerProcess.start("trustgraph mcp-tool", join(bin, "mcp-tool"), flags);
+  tgAgent = PeerProcess.start("trustgraph agent-manager-react", join(bin, "agent-manager-react"), flags);
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([tgMcpTool?.stop(), tgAgent?.stop()]);
+  for (const c of [agent, registry, config]) await c?.close();
+  await pulsar?.close();
+  await Promise.all(services.map((s) => s.stop()));
+  await llm.close();
+  await everything?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("TrustGraph's processors on toolmesh's config service", () => {
+  it("start: each loads its configuration (getkeys-all-ws, getvalues) and logs the version applied", async () => {
+    const version = (await config.request({ operation: "config" })).version!;
+    for (const processor of [tgMcpTool, tgAgent]) {
+      const [line, applied] = await processor.waitForLog(/.*Applied startup config version (\d+)/);
+      console.info(`${processor.label}: ${line}`);
+      expect(Number(applied), line).toBeGreaterThanOrEqual(1);
+      expect(Number(applied)).toBeLessThanOrEqual(version);
+    }
+    expect(tgMcpTool.logs).not.toMatch(/Config fetch failed/);
+    expect(tgAgent.logs).not.toMatch(/Config fetch failed/);
+  });
+
+  it("follow a push: mcp-tool starts serving the flow config gives it, agent-manager-react reloads its tools", async () => {
+    const mcpFrom = tgMcpTool.logs.length;
+    const agentFrom = tgAgent.logs.length;
+    const version = await put([
+      item("mcp", "everything-echo", { url: everything.url, "remote-name": "echo" }),
+      item("processor:mcp-tool", "default", { topics: MCP_QUEUES, parameters: {} }),
+      item("tool-service", "joke-service", {
+        id: "joke-service",
+        "request-queue": `request:tg:${JOKE_TOPIC}`,
+        "response-queue": `response:tg:${JOKE_TOPIC}`,
+        "config-params": [{ name: "style", required: true }],
+      }),
+      item("tool", "tell-pun", {
+        type: "tool-service",
+        name: "tell-pun",
+        description: "Tells a pun about a topic",
+        service: "joke-service",
+        style: "pun",
+        arguments: [{ name: "topic", type: "string", description: "what the pun is about" }],
+      }),
+      item("tool", "echo", {
+        type: "mcp-tool",
+        name: "echo",
+        description: "Echoes a message back",
+        "mcp-tool": "everything-echo",
+        "request-queue": MCP_QUEUES.request,
+        "response-queue": MCP_QUEUES.response,
+        arguments: [{ name: "message", type: "string", description: "what to echo" }],
+      }),
+    ]);
+    await tgMcpTool.waitForLog(new RegExp(`Config notify v${version} types=`), { from: mcpFrom });
+    const followed = [
+      await tgMcpTool.waitForLog(new RegExp(`.*Got config version ${version} for workspace default`), { from: mcpFrom }),
+      await tgMcpTool.waitForLog(/.*Started flow: default\/default/, { from: mcpFrom }),
+      await tgAgent.waitForLog(new RegExp(`.*Loading configuration version ${version} for workspace default`), { from: agentFrom }),
+      await tgAgent.waitForLog(/.*Loaded 1 tool-service configurations/, { from: agentFrom }),
+      await tgAgent.waitForLog(/.*Loaded 2 tools for workspace default/, { from: agentFrom }),
+      await tgAgent.waitForLog(/.*Tool configuration reloaded for workspace default\./, { from: agentFrom }),
+    ];
+    console.info(followed.map((m) => m[0]).join("\n"));
+    expect(tgAgent.logs.slice(agentFrom)).not.toMatch(/Configuration reload failed/);
+  });
+});
+
+describe("toolmesh's agent with TrustGraph's queue ids", () => {
+  it("calls echo, served by TrustGraph's mcp-tool processor, and tell-pun, a tool service whose queues are request:tg:/response:tg: ids", async () => {
+    await waitFor(async () => {
+      const names = (await registry.request({ operation: "current" })).revision?.tools.map((t) => t.name) ?? [];
+      return names.includes("echo") && names.includes("tell-pun");
+    }, { timeoutMs: 20_000, description: "a catalog with echo and tell-pun" });
+    // The only consumer of the echo tool's queue is TrustGraph's processor (toolmesh's mcp-tool is not running).
+    const stats = (await (await fetch(`${webServiceUrl}/admin/v2/${queueTopic(MCP_QUEUES.request).replace("://", "/")}/stats`)).json()) as { subscriptions: Record<string, unknown> };
+    expect(Object.keys(stats.subscriptions)).toEqual(["mcp-tool--default--default--request"]);
+
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    llm.script("Echo a cat pun", [
+      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
+      (r) => ({ content: "Now echo it through TrustGraph.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
+      (r) => ({ content: `Done: ${lastTool(r)}` }),
+    ]);
+    const messages = await ask("Echo a cat pun");
+    expect(messages.map((m) => `${m.message_type}: ${m.content}`)).toEqual([
+      "thought: First a pun.",
+      `observation: ${PUN}`,
+      "thought: Now echo it through TrustGraph.",
+      `observation: Echo: ${PUN}`,
+      `answer: Done: Echo: ${PUN}`,
+    ]);
+  });
+});

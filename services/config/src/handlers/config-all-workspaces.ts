@@ -1,0 +1,18 @@
+import type { ConfigStore } from "../store.js";
+import { requireType } from "./config-reads.js";
+import type { ConfigOperationHandler } from "./config-request.js";
+
+/**
+ * The system queue's reads across every workspace (reserved ones included), each item naming its
+ * workspace. TrustGraph's processors load with `getkeys-all-ws` (values left empty, so the reply stays
+ * small) and then `getvalues` per workspace.
+ */
+export function allWorkspaceOperations(store: ConfigStore) {
+  return {
+    "getkeys-all-ws": (request) => ({
+      version: store.version,
+      values: store.keysAllWorkspaces(requireType(request)).map((item) => ({ ...item, value: "" })),
+    }),
+    "getvalues-all-ws": (request) => ({ version: store.version, values: store.valuesAllWorkspaces(requireType(request)) }),
+  } satisfies Record<string, ConfigOperationHandler>;
+}
