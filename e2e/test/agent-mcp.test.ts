@@ -81,7 +81,7 @@ describe("MCP tools through every front door", () => {
   it("answers bad input on the TrustGraph surfaces in TrustGraph's error shapes, never a 500, and keeps serving", async () => {
     const post = async (path: string, body: string) => {
       const response = await fetch(`${system.gatewayUrl}/api/v1/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, body: (await response.json()) as { error?: string & { type?: string }; [key: string]: unknown } };
     };
     expect(await post("config", "{not json")).toEqual({ status: 400, body: { error: "invalid json" } });
     expect(await post("config", "[1]")).toEqual({ status: 400, body: { error: "body must be an object" } });
@@ -101,7 +101,7 @@ describe("MCP tools through every front door", () => {
     expect(typeof badJson.body.error).toBe("string");
     const noName = await post("flow/default/service/mcp-tool", "{}");
     expect(noName.status).toBe(200);
-    expect(noName.body.error.type).toBe("bad-request");
+    expect(noName.body.error?.type).toBe("bad-request");
     // Still serving.
     expect(await post("config", '{"operation": "list", "type": "mcp"}')).toMatchObject({ status: 200, body: { directory: expect.arrayContaining(["echo"]) } });
   });

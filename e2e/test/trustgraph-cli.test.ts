@@ -71,8 +71,8 @@ describe("TrustGraph's MCP tool commands", () => {
     const shown = await ok("tg-show-mcp-tools");
     expect(shown).toContain(`| id          | echo`);
     expect(shown).toMatch(/\| remote-name \| get-structured-content\s+\|/);
-    expect(shown).toMatch(/\| auth        \| Yes \(configured\)\s+\|/);
-    expect(shown).toMatch(/\| auth        \| No\s+\|/);
+    expect(shown).toMatch(/\| auth {8}\| Yes \(configured\)\s+\|/);
+    expect(shown).toMatch(/\| auth {8}\| No\s+\|/);
     expect(await ok("tg-delete-mcp-tool", "--id", "doomed")).toBe("MCP tool 'doomed' deleted successfully.\n");
     expect(await ok("tg-delete-mcp-tool", "--id", "doomed")).toBe("MCP tool 'doomed' not found.\n");
   });
