@@ -61,7 +61,7 @@ describe("tool services end to end", () => {
   it("invokes the service through the gateway's REST route and WebSocket with each tool's config", async () => {
     const rest = await system.call("joke-service", { user: "alice", config: '{"style": "dad-joke"}', arguments: '{"topic": "cats"}' });
     expect(rest.status).toBe(200);
-    expect(rest.body).toEqual([{ error: null, response: tools.dad, end_of_stream: true }]);
+    expect(rest.body).toEqual([{ response: tools.dad, end_of_stream: true }]);
 
     const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`);
     await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
@@ -69,7 +69,7 @@ describe("tool services end to end", () => {
     socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
     socket.send(JSON.stringify({ id: "w1", service: "joke-service", flow: "default", request: { user: "bob", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' } }));
     await waitFor(() => frames.length === 1, { description: "the socket reply" });
-    expect(frames[0]).toEqual({ id: "w1", response: { error: null, response: tools.pun, end_of_stream: true }, complete: true });
+    expect(frames[0]).toEqual({ id: "w1", response: { response: tools.pun, end_of_stream: true }, complete: true });
     socket.close();
   });
 
@@ -106,7 +106,7 @@ describe("errors end to end: each clear, every service still healthy", () => {
     expect(r.stderr).toMatch(/^tg: .*ghost-service/);
     const rest = await system.call("ghost-service", { user: "u", config: "{}", arguments: "{}" });
     expect(rest.status).toBe(404);
-    expect(rest.body).toMatchObject({ error: { type: "unknown-service" } });
+    expect(rest.body).toMatchObject({ error: "unknown kind", detail: expect.stringContaining("ghost-service") });
   });
 
   it("missing required config param", async () => {

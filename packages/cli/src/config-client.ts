@@ -5,13 +5,13 @@ import { type GatewayClient, parseReply } from "./gateway.js";
 
 const WORKSPACE = "default";
 
-// A store may answer `get` for a missing key with a null value rather than an error; both mean "absent".
+// TrustGraph's config answers `get` of a missing key with a null value: absent.
 const ConfigReply = ConfigResponse.extend({
   values: z.array(ConfigValue.extend({ value: z.string().nullable() })).default([]),
 });
 type ConfigReply = z.output<typeof ConfigReply>;
 
-/** The config service's operations, through the gateway (service `config`). */
+/** The config service's operations, through the gateway's TrustGraph path `POST /api/v1/config`. */
 export class ConfigClient {
   constructor(private readonly gateway: GatewayClient) {}
 
@@ -41,13 +41,17 @@ export class ConfigClient {
     await this.send({ operation: "put", values: [{ type, key, value }] });
   }
 
-  /** The store refuses to delete a key that is not there, so a typo does not pass silently. */
+  /**
+   * The store (like TrustGraph's) deletes a missing key silently; the CLI looks first, so a typo is
+   * reported (`no <type> '<key>' in config`) rather than passing as a success.
+   */
   async delete(type: string, key: string): Promise<void> {
+    await this.get(type, key);
     await this.send({ operation: "delete", keys: [{ type, key }] });
   }
 
   private async send(request: Omit<ConfigRequestWire, "workspace">): Promise<ConfigReply> {
-    const reply = await this.gateway.call(ServiceName.config, { workspace: WORKSPACE, keys: [], values: [], ...request });
+    const reply = await this.gateway.global(ServiceName.config, { workspace: WORKSPACE, keys: [], values: [], ...request });
     return parseReply(ConfigReply, reply, ServiceName.config);
   }
 }

@@ -1,4 +1,4 @@
-import type { AgentResponse, McpToolResponse, ToolServiceResponse } from "@toolmesh/schema";
+import type { AgentResponse, ToolServiceResponse } from "@toolmesh/schema";
 
 export function prettyJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
@@ -69,9 +69,9 @@ export function joinResponses(replies: readonly ToolServiceResponse[]): string {
 }
 
 /** What an MCP tool returned: its text, else its structured object pretty-printed. */
-export function mcpToolOutput(reply: McpToolResponse): string | undefined {
-  if (reply.text !== null) return reply.text;
-  if (reply.object !== null) return prettyJsonText(reply.object);
+export function mcpToolOutput(reply: { text?: string | undefined; object?: unknown }): string | undefined {
+  if (reply.text !== undefined) return reply.text;
+  if (reply.object !== undefined) return JSON.stringify(reply.object, null, 2);
   return undefined;
 }
 

@@ -62,10 +62,24 @@ export class GatewayClient {
     this.baseUrl = options.url.replace(/\/+$/, "");
   }
 
-  /** The parsed reply, service-level errors included; gateway-level errors throw. */
-  async request(service: string, body: unknown): Promise<unknown> {
-    const { flow, token, timeoutMs } = this.options;
-    const url = `${this.baseUrl}/api/v1/flow/${encodeURIComponent(flow)}/service/${encodeURIComponent(service)}`;
+  /**
+   * A flow service's parsed reply (`POST /api/v1/flow/{flow}/service/{service}`), service-level errors
+   * included; gateway-level errors throw. `allReplies`: every reply of a stream (`?replies=all`), not only
+   * the last (TrustGraph's REST answer).
+   */
+  async request(service: string, body: unknown, allReplies = false): Promise<unknown> {
+    const path = `flow/${encodeURIComponent(this.options.flow)}/service/${encodeURIComponent(service)}${allReplies ? "?replies=all" : ""}`;
+    return this.post(path, service, body);
+  }
+
+  /** A global service's reply (`POST /api/v1/{kind}`, TrustGraph's path for config); a service-level error throws. */
+  async global(kind: string, body: unknown): Promise<unknown> {
+    return this.checked(await this.post(encodeURIComponent(kind), kind, body));
+  }
+
+  private async post(path: string, service: string, body: unknown): Promise<unknown> {
+    const { token, timeoutMs } = this.options;
+    const url = `${this.baseUrl}/api/v1/${path}`;
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
     if (token) headers.authorization = `Bearer ${token}`;
     let status: number;
@@ -98,7 +112,10 @@ export class GatewayClient {
 
   /** Like `request`, but a service-level error inside the reply is a failure too. */
   async call(service: string, body: unknown): Promise<unknown> {
-    const reply = await this.request(service, body);
+    return this.checked(await this.request(service, body));
+  }
+
+  private checked(reply: unknown): unknown {
     const error = serviceError(reply);
     if (error !== undefined) throw new CliError(error);
     return reply;

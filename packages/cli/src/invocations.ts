@@ -1,4 +1,4 @@
-import { McpToolResponse, ServiceName, ToolServiceResponse } from "@toolmesh/schema";
+import { ServiceName, ToolServiceResponse } from "@toolmesh/schema";
 import { z } from "zod";
 import { mcpToolOutput, joinResponses } from "./format.js";
 import { type GatewayClient, parseReply } from "./gateway.js";
@@ -24,12 +24,15 @@ export async function invokeToolService(
   return joinResponses(parseReply(ToolServiceReplies, asArray(reply), serviceId));
 }
 
+/** The gateway's mcp-tool answer (seed 003, TrustGraph's translator): `text`, or `object` as an object. */
+const McpToolAnswer = z.object({ text: z.string().optional(), object: z.unknown().optional() });
+
 /** Calls the MCP-tool gateway (seed 003): the tool's text, or its object pretty-printed. */
 export async function invokeMcpTool(
   gateway: GatewayClient,
   name: string,
   parameters: Record<string, unknown>,
 ): Promise<string | undefined> {
-  const reply = await gateway.call(ServiceName.mcpTool, { name, parameters: JSON.stringify(parameters) });
-  return mcpToolOutput(parseReply(McpToolResponse, reply, ServiceName.mcpTool));
+  const reply = await gateway.call(ServiceName.mcpTool, { name, parameters });
+  return mcpToolOutput(parseReply(McpToolAnswer, reply, ServiceName.mcpTool));
 }

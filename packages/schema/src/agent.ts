@@ -1,24 +1,35 @@
 import { z } from "zod";
 import { NullableWireError } from "./errors.js";
 
-/** An earlier step the caller passes back (TrustGraph's `history`). */
+/**
+ * A string TrustGraph's serializer may send as null (its dataclass fields default to None): null reads as
+ * "", and both directions keep the wire form (a codec, so the gateway can encode a parsed request).
+ */
+const text = () => z.codec(z.string().nullable(), z.string(), { decode: (value) => value ?? "", encode: (value) => value }).default("");
+
+/** An earlier step the caller passes back (TrustGraph's `history`; its other step fields are ignored). */
 export const AgentStep = z.object({
-  thought: z.string().default(""),
-  action: z.string().default(""),
-  arguments: z.record(z.string(), z.unknown()).default({}),
-  observation: z.string().default(""),
+  thought: text(),
+  action: text(),
+  arguments: z.record(z.string(), z.unknown()).nullable().default({}),
+  observation: text(),
 });
 export type AgentStep = z.output<typeof AgentStep>;
 
+/**
+ * TrustGraph's AgentRequest (its collection, conversation_id, pattern, task_type, framing, correlation_id,
+ * parent_session_id, subagent_goal and expected_siblings are accepted and ignored), plus toolmesh's `user`
+ * and `catalog_revision`.
+ */
 export const AgentRequest = z.object({
   question: z.string().min(1, "question is required"),
-  user: z.string().default(""),
-  streaming: z.boolean().default(false),
-  session_id: z.string().default(""),
+  user: text(),
+  streaming: z.boolean().nullable().default(false),
+  session_id: text(),
   /** Tool groups the run may use; null or empty = all. */
   group: z.array(z.string()).nullable().default(null),
-  state: z.string().default(""),
-  history: z.array(AgentStep).default([]),
+  state: text(),
+  history: z.array(AgentStep).nullable().default([]),
   /** Pin the run to this catalog revision; absent = the registry's current one. */
   catalog_revision: z.number().int().positive().nullable().default(null),
 });

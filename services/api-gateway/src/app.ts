@@ -65,7 +65,7 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
         return reply.status(404).send(error.body);
       });
       registerRestRoutes(api, services, dispatcher);
-      registerSocketRoute(api, services, dispatcher);
+      registerSocketRoute(api, services, dispatcher, env.GATEWAY_TOKEN);
       registerOpenApiRoute(api, env.GATEWAY_TOKEN !== undefined);
     },
     { prefix: API_PREFIX },

@@ -19,7 +19,7 @@ export function registerAgent(program: Command, context: CliContext): void {
       // `request`, not `call`: the steps before an error are still worth printing.
       const reply = await context
         .gateway(command)
-        .request(ServiceName.agent, { question: opts.question, user: opts.user, streaming: true });
+        .request(ServiceName.agent, { question: opts.question, user: opts.user, streaming: true }, true);
       const messages = parseReply(AgentReplies, asArray(reply), ServiceName.agent);
       const transcript = agentTranscript(messages);
       for (const line of transcript.lines) context.print(line);

@@ -1,4 +1,4 @@
-import { McpToolResponse, ServiceName } from "@toolmesh/schema";
+import { ServiceName } from "@toolmesh/schema";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context.js";
@@ -6,6 +6,8 @@ import { CliError } from "../errors.js";
 import { formatTable, prettyJson } from "../format.js";
 import { parseReply } from "../gateway.js";
 
+// The gateway answers `object` decoded (TrustGraph's translator); a peer's JSON string is decoded here.
+const ListReply = z.object({ object: z.unknown().optional() });
 const ListedTools = z.array(z.object({ name: z.string(), description: z.string().default(""), inputSchema: z.unknown() }));
 
 /** `tg list-mcp-tools ID`: what the MCP server behind an `mcp` entry offers (its tools/list). */
@@ -17,7 +19,7 @@ export function registerListMcpTools(program: Command, context: CliContext): voi
     .option("--json", "print the tools with their input schemas as JSON")
     .action(async (id: string, opts: { json?: boolean }, command: Command) => {
       const body = { name: id, parameters: "{}", operation: "list-tools" };
-      const reply = parseReply(McpToolResponse, await context.gateway(command).call(ServiceName.mcpTool, body), ServiceName.mcpTool);
+      const reply = parseReply(ListReply, await context.gateway(command).call(ServiceName.mcpTool, body), ServiceName.mcpTool);
       const object = typeof reply.object === "string" ? JSON.parse(reply.object) : reply.object;
       const tools = ListedTools.safeParse(object);
       if (!tools.success) throw new CliError(`the mcp-tool service did not send a tool list for '${id}'`);

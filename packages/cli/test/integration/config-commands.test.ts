@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GatewayDouble } from "../support/gateway-double.js";
+import { GatewayDouble, ok } from "../support/gateway-double.js";
 import { oneErrorLine, tg } from "../support/run-tg.js";
 
 let gateway: GatewayDouble;
@@ -21,7 +21,7 @@ describe("put-config", () => {
     expect(result).toEqual({ code: 0, stdout: "", stderr: "" });
     expect(gateway.requests).toEqual([
       {
-        flow: "default",
+        flow: "",
         service: "config",
         authorization: undefined,
         body: {
@@ -65,7 +65,7 @@ describe("get-config", () => {
     const result = await tg(["get-config", "-t", "tool", "-k", "nope"], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(oneErrorLine(result)).toBe("tg: not-found: no tool 'nope' in workspace 'default'");
+    expect(oneErrorLine(result)).toBe("tg: no tool 'nope' in config");
   });
 });
 
@@ -86,24 +86,29 @@ describe("delete-config", () => {
   it("deletes the key", async () => {
     gateway.seed("prompt", "greeting", "hi");
     expect(await tg(["delete-config", "-t", "prompt", "-k", "greeting"], env)).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(gateway.requests[0]!.body).toMatchObject({ operation: "delete", keys: [{ type: "prompt", key: "greeting" }] });
+    // It looks first (the store deletes a missing key silently), then deletes.
+    expect(gateway.requests.map((r) => r.body.operation)).toEqual(["get", "delete"]);
+    expect(gateway.requests[1]!.body).toMatchObject({ operation: "delete", keys: [{ type: "prompt", key: "greeting" }] });
     expect(gateway.stored("prompt", "greeting")).toBeUndefined();
   });
 
   it("reports a key that is not there", async () => {
     const result = await tg(["delete-config", "-t", "prompt", "-k", "nope"], env);
     expect(result.code).toBe(1);
-    expect(oneErrorLine(result)).toBe("tg: not-found: no prompt 'nope' in workspace 'default'");
+    expect(oneErrorLine(result)).toBe("tg: no prompt 'nope' in config");
   });
 });
 
 describe("gateway selection", () => {
-  it("routes through --flow and sends TG_TOKEN as a bearer token", async () => {
-    await tg(["list-config", "-t", "tool", "--flow", "staging"], { ...env, TG_TOKEN: "t0k" });
-    await tg(["-f", "blue", "list-config", "-t", "tool"], env);
-    expect(gateway.requests.map((r) => [r.flow, r.authorization])).toEqual([
-      ["staging", "Bearer t0k"],
-      ["blue", undefined],
+  it("routes flow services through --flow, config through TrustGraph's /api/v1/config, and sends TG_TOKEN as a bearer token", async () => {
+    gateway.handle("mcp-tool", () => ok({ text: "x" }));
+    await tg(["invoke-mcp-tool", "-n", "x", "--flow", "staging"], { ...env, TG_TOKEN: "t0k" });
+    await tg(["-f", "blue", "invoke-mcp-tool", "-n", "x"], env);
+    await tg(["-f", "blue", "list-config", "-t", "tool"], { ...env, TG_TOKEN: "t0k" });
+    expect(gateway.requests.map((r) => [r.service, r.flow, r.authorization])).toEqual([
+      ["mcp-tool", "staging", "Bearer t0k"],
+      ["mcp-tool", "blue", undefined],
+      ["config", "", "Bearer t0k"],
     ]);
   });
 

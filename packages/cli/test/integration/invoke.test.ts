@@ -37,7 +37,7 @@ beforeEach(() => {
     ]),
   );
   gateway.handle("mcp-tool", (body) =>
-    ok(body.name === "calculator" ? { error: null, text: "4", object: null } : { error: null, text: null, object: '{"echo":{"k":"v"}}' }),
+    ok(body.name === "calculator" ? { text: "4" } : { object: { echo: { k: "v" } } }),
   );
 });
 
@@ -89,12 +89,12 @@ describe("invoke-tool", () => {
   it("calls mcp-tool for an mcp-tool tool with the arguments as parameters", async () => {
     const result = await tg(["invoke-tool", "-n", "calc", "-a", '{"a":2,"b":2}'], env);
     expect(result).toEqual({ code: 0, stdout: "4\n", stderr: "" });
-    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "calculator", parameters: '{"a":2,"b":2}' });
+    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "calculator", parameters: { a: 2, b: 2 } });
   });
 
   it("reports a tool that is not configured, a broken descriptor, and a text-completion tool", async () => {
     const missing = await tg(["invoke-tool", "-n", "ghost"], env);
-    expect(oneErrorLine(missing)).toBe("tg: not-found: no tool 'ghost' in workspace 'default'");
+    expect(oneErrorLine(missing)).toBe("tg: no tool 'ghost' in config");
 
     gateway.seed("tool", "broken", { type: "tool-service", name: "broken" });
     const broken = await tg(["invoke-tool", "-n", "broken"], env);
@@ -117,7 +117,7 @@ describe("invoke-mcp-tool", () => {
   it("prints the text of the reply", async () => {
     const result = await tg(["invoke-mcp-tool", "-n", "calculator", "-P", '{"expression":"2 + 2"}'], env);
     expect(result).toEqual({ code: 0, stdout: "4\n", stderr: "" });
-    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "calculator", parameters: '{"expression":"2 + 2"}' });
+    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "calculator", parameters: { expression: "2 + 2" } });
   });
 
   it("pretty-prints an object reply", async () => {
@@ -128,7 +128,7 @@ describe("invoke-mcp-tool", () => {
   it("sends '{}' without -P and reports the service's error", async () => {
     gateway.handle("mcp-tool", () => ok({ error: { type: "mcp-tool-error", message: "no mcp entry 'nope'" }, text: null, object: null }));
     const result = await tg(["invoke-mcp-tool", "-n", "nope"], env);
-    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "nope", parameters: "{}" });
+    expect(gateway.requestsTo("mcp-tool")[0]!.body).toEqual({ name: "nope", parameters: {} });
     expect(result.code).toBe(1);
     expect(oneErrorLine(result)).toBe("tg: mcp-tool-error: no mcp entry 'nope'");
   });

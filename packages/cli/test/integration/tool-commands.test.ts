@@ -104,7 +104,7 @@ describe("set-tool / show-tools / delete-tool", () => {
   it("reports deleting a tool that does not exist", async () => {
     const result = await tg(["delete-tool", "--id", "ghost"], env);
     expect(result.code).toBe(1);
-    expect(oneErrorLine(result)).toBe("tg: not-found: no tool 'ghost' in workspace 'default'");
+    expect(oneErrorLine(result)).toBe("tg: no tool 'ghost' in config");
   });
 });
 

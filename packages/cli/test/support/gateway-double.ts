@@ -2,9 +2,10 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from "node:net";
 
 /**
- * The api-gateway's REST contract, minimally, over real HTTP: `POST /api/v1/flow/{flow}/service/{service}`,
- * bearer auth, `{"error": {type, message}}` with 400/401/404/504, an in-memory config service that answers
- * like the real one (missing keys are `not-found` errors inside a 200 reply), tool services routed by their
+ * The api-gateway's REST contract, minimally, over real HTTP: `POST /api/v1/flow/{flow}/service/{service}`
+ * and `POST /api/v1/config` (TrustGraph's paths), bearer auth, `{"error": {type, message}}` with
+ * 400/401/404/504, an in-memory config service that answers like TrustGraph's (a missing key's value is
+ * null, deleting one is a silent success, no `error` key on success), tool services routed by their
  * `tool-service` config key. Other services answer through handlers a test registers; one nobody answers
  * is a 504, as the gateway reports a request no service replied to.
  */
@@ -25,7 +26,7 @@ export interface HttpReply {
 export type ServiceHandler = (body: Record<string, unknown>) => HttpReply | Promise<HttpReply>;
 
 const FIXED = ["config", "mcp-tool", "agent", "tool-registry"];
-const ROUTE = /^\/api\/v1\/flow\/([^/]+)\/service\/([^/]+)$/;
+const ROUTE = /^\/api\/v1\/(?:flow\/([^/]+)\/service\/([^/]+)|(config))$/;
 
 export const ok = (body: unknown): HttpReply => ({ status: 200, body });
 export const gatewayError = (status: number, type: string, message: string): HttpReply => ({
@@ -94,7 +95,7 @@ export class GatewayDouble {
   }
 
   private async route(req: IncomingMessage, text: string): Promise<HttpReply> {
-    const match = ROUTE.exec(req.url ?? "");
+    const match = ROUTE.exec((req.url ?? "").split("?")[0]!);
     if (req.method !== "POST" || !match) return gatewayError(404, "not-found", `no route ${req.method} ${req.url}`);
     if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
       return gatewayError(401, "unauthorized", req.headers.authorization ? "invalid bearer token" : "missing bearer token");
@@ -105,8 +106,8 @@ export class GatewayDouble {
     } catch {
       return gatewayError(400, "bad-request", "body is not JSON");
     }
-    const flow = decodeURIComponent(match[1]!);
-    const service = decodeURIComponent(match[2]!);
+    const flow = match[3] ? "" : decodeURIComponent(match[1]!);
+    const service = match[3] ?? decodeURIComponent(match[2]!);
     this.requests.push({ flow, service, authorization: req.headers.authorization, body });
     if (service === "config") return ok(this.configReply(body));
     if (!FIXED.includes(service) && !this.config.get("tool-service")?.has(service)) {
@@ -127,14 +128,10 @@ export class GatewayDouble {
     const keys = (body.keys ?? []) as { type: string; key: string }[];
     const values = (body.values ?? []) as { type: string; key: string; value: string }[];
     const type = body.type as string | undefined;
-    const reply = (extra: Record<string, unknown>) => ({ version: this.version, values: [], directory: [], config: null, error: null, ...extra });
-    const notFound = (k: { type: string; key: string }) => reply({ error: { type: "not-found", message: `no ${k.type} '${k.key}' in workspace 'default'` } });
+    const reply = (extra: Record<string, unknown>) => ({ version: this.version, values: [], directory: [], config: {}, ...extra });
     switch (body.operation) {
-      case "get": {
-        const missing = keys.find((k) => !this.config.get(k.type)?.has(k.key));
-        if (missing) return notFound(missing);
-        return reply({ values: keys.map((k) => ({ ...k, value: this.config.get(k.type)!.get(k.key)! })) });
-      }
+      case "get":
+        return reply({ values: keys.map((k) => ({ ...k, value: this.config.get(k.type)?.get(k.key) ?? null })) });
       case "list":
         return reply({ directory: [...(this.config.get(type ?? "")?.keys() ?? [])] });
       case "getvalues":
@@ -142,12 +139,9 @@ export class GatewayDouble {
       case "put":
         for (const v of values) this.typeMap(v.type).set(v.key, v.value);
         return reply({ version: ++this.version });
-      case "delete": {
-        const missing = keys.find((k) => !this.config.get(k.type)?.has(k.key));
-        if (missing) return notFound(missing);
-        for (const k of keys) this.config.get(k.type)!.delete(k.key);
+      case "delete":
+        for (const k of keys) this.config.get(k.type)?.delete(k.key);
         return reply({ version: ++this.version });
-      }
       default:
         return reply({ error: { type: "bad-request", message: `unknown operation '${String(body.operation)}'` } });
     }

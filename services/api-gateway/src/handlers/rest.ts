@@ -1,9 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Dispatcher } from "../dispatch.js";
-import { toGatewayError } from "../errors.js";
-import type { ServiceTable } from "../services.js";
+import { GatewayErrorType, toGatewayError } from "../errors.js";
+import type { ServiceRoute, ServiceTable } from "../services.js";
+import { isTrustGraphKind, present } from "../tg/present.js";
+import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
+import { decodeRequest } from "../tg/requests.js";
 
-interface ServiceParams {
+interface FlowParams {
   flow: string;
   service: string;
 }
@@ -23,29 +26,90 @@ function progress(request: FastifyRequest): () => void {
   };
 }
 
+type Parsed = { ok: true; body: unknown } | { ok: false; message: string };
+
+/** The raw body as JSON (the routes take it as text, so a parse failure can be answered in TrustGraph's shape). */
+function parseBody(raw: unknown): Parsed {
+  if (typeof raw !== "string") return { ok: true, body: raw };
+  try {
+    return { ok: true, body: JSON.parse(raw) };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === "object" && !Array.isArray(value);
+
 /**
- * `POST /flow/:flow/service/:service`: the body is the service's wire request. A single-reply service
- * answers with its reply, a streamed one with the array of all its replies in order. A reply carrying its
- * own `error` is still 200: it is the service's answer. Any flow name is accepted; there is one flow.
+ * Forwards one request and answers it. TrustGraph's kinds (config, mcp-tool, agent) answer like
+ * TrustGraph's gateway: the final reply only (`?replies=all`: every reply, for streaming clients that
+ * cannot hold a socket), translated, and a failure as 200 `{"error": {type, message}}` (TrustGraph's
+ * requestor errors). toolmesh's own kinds keep its HTTP codes, and a tool service answers with the array
+ * of its replies (a stream's chunks would otherwise be lost).
+ */
+async function forward(request: FastifyRequest, reply: FastifyReply, dispatcher: Dispatcher, route: ServiceRoute, body: unknown) {
+  const trustGraph = isTrustGraphKind(route.kind);
+  try {
+    const replies: unknown[] = [];
+    const touch = progress(request);
+    await dispatcher.dispatch(route, decodeRequest(route.kind, body), {
+      onSent: touch,
+      onReply: (r) => {
+        replies.push(present(route.kind, r));
+        touch();
+      },
+    });
+    const all = (request.query as { replies?: unknown } | undefined)?.replies === "all";
+    const answer = route.kind === "tool-service" || (all && route.streamed) ? replies : replies.at(-1);
+    return await reply.status(200).send(answer);
+  } catch (err) {
+    const error = toGatewayError(err);
+    if (error.status >= 500) request.log.warn({ err, service: route.name }, "request failed");
+    return reply.status(trustGraph ? 200 : error.status).send(error.body);
+  }
+}
+
+/**
+ * TrustGraph 2.11's REST surface (spec §1.2, §1.3): `POST /{kind}` for global services (config), checked
+ * in TrustGraph's order with its bodies (`{"error": "invalid json"}`, ...), and
+ * `POST /flow/{flow}/service/{kind}` for flow services (agent, mcp-tool) and toolmesh's own (tool services
+ * by descriptor id, agent-runs, tool-registry, config).
  */
 export function registerRestRoutes(app: FastifyInstance, services: ServiceTable, dispatcher: Dispatcher): void {
-  app.post<{ Params: ServiceParams }>("/flow/:flow/service/:service", async (request, reply) => {
-    try {
-      const route = services.resolve(request.params.service);
-      const replies: unknown[] = [];
-      const touch = progress(request);
-      await dispatcher.dispatch(route, request.body, {
-        onSent: touch,
-        onReply: (r) => {
-          replies.push(r);
-          touch();
-        },
-      });
-      return await reply.status(200).send(route.streamed ? replies : replies[0]);
-    } catch (err) {
-      const error = toGatewayError(err);
-      if (error.status >= 500) request.log.warn({ err, service: request.params.service }, "request failed");
-      return reply.status(error.status).send(error.body);
-    }
+  app.register(async (api) => {
+    api.removeContentTypeParser("application/json");
+    api.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+    api.post<{ Params: { kind: string } }>("/:kind", async (request, reply) => {
+      const parsed = parseBody(request.body);
+      if (!parsed.ok) return reply.status(400).send({ error: "invalid json" });
+      if (!isObject(parsed.body)) return reply.status(400).send({ error: "body must be an object" });
+      const body = parsed.body;
+      const operation = body.operation;
+      if (typeof operation !== "string" || operation === "") return reply.status(400).send({ error: "missing operation" });
+      const name = `${request.params.kind}:${operation}`;
+      if (!GLOBAL_OPERATIONS.has(name)) return reply.status(400).send({ error: "unknown operation" });
+      if (WORKSPACE_ONLY_REFUSED.has(name)) return reply.status(200).send({ error: BAD_OPERATION });
+      const workspace = typeof body.workspace === "string" && body.workspace !== "" ? body.workspace : DEFAULT_WORKSPACE;
+      return forward(request, reply, dispatcher, services.resolve(request.params.kind), { ...body, workspace });
+    });
+
+    api.post<{ Params: FlowParams }>("/flow/:flow/service/:service", async (request, reply) => {
+      let route: ServiceRoute;
+      try {
+        route = services.resolve(request.params.service);
+      } catch (err) {
+        const error = toGatewayError(err);
+        // TrustGraph's body for a kind it does not have; toolmesh adds why (e.g. no such tool-service descriptor).
+        if (error.type === GatewayErrorType.unknownService) return reply.status(404).send({ error: "unknown kind", detail: error.message });
+        if (error.status >= 500) request.log.warn({ err, service: request.params.service }, "request failed");
+        return reply.status(error.status).send(error.body);
+      }
+      const parsed = parseBody(request.body);
+      if (!parsed.ok) return reply.status(200).send({ error: parsed.message });
+      const workspace = isObject(parsed.body) && typeof parsed.body.workspace === "string" && parsed.body.workspace ? parsed.body.workspace : DEFAULT_WORKSPACE;
+      if (!KNOWN_FLOWS.has(request.params.flow)) return reply.status(200).send({ error: `Invalid flow ${workspace}/${request.params.flow}` });
+      return forward(request, reply, dispatcher, route, parsed.body);
+    });
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { requestTopic } from "@toolmesh/schema";
-import { useBroker } from "@toolmesh/test-support";
+import { useBroker, waitFor } from "@toolmesh/test-support";
 import {
   type RunningGateway,
   SocketClient,
@@ -49,11 +49,11 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
   it("refuses REST without the token or with a wrong one (401), serves it with the token", async () => {
     const missing = await call({});
     expect(missing.statusCode).toBe(401);
-    expect(missing.json()).toEqual({ error: { type: "unauthorized", message: expect.stringContaining("missing bearer token") } });
+    expect(missing.json()).toEqual({ error: "auth failure" });
     expect(missing.headers["www-authenticate"]).toMatch(/^Bearer/);
     const wrong = await call({ authorization: "Bearer nope" });
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json().error.message).toBe("invalid bearer token");
+    expect(wrong.json()).toEqual({ error: "auth failure" });
     const ok = await call(bearer);
     expect(ok.statusCode).toBe(200);
     expect(ok.json()[0].response).toBe("hello alice, about auth");
@@ -73,12 +73,33 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
     }
   });
 
-  it("refuses a socket without the token, accepts the header or ?token=", async () => {
-    const refused = await SocketClient.connect(socketUrl).catch((err: Error) => err);
-    expect(refused).toBeInstanceOf(Error);
-    expect((refused as Error).message).toContain("401");
-    const wrong = await SocketClient.connect(`${socketUrl}?token=nope`).catch((err: Error) => err);
-    expect((wrong as Error).message).toContain("401");
+  it("refuses REST on TrustGraph's config path without the token (401 auth failure)", async () => {
+    const missing = await secured.runtime.http.inject({ method: "POST", url: "/api/v1/config", payload: { operation: "list", type: "tool" } });
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toEqual({ error: "auth failure" });
+    const ok = await secured.runtime.http.inject({ method: "POST", url: "/api/v1/config", headers: bearer, payload: { operation: "list", type: "tool" } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).not.toHaveProperty("error");
+  });
+
+  it("takes TrustGraph's auth frame on the socket: requests before it auth-required, a wrong token auth-failed (socket open), the token auth-ok", async () => {
+    const client = await SocketClient.connect(socketUrl);
+    client.send({ id: "early", service: text.id, request: toolRequest({ topic: "early" }) });
+    expect(await client.answer("early")).toEqual([{ id: "early", error: { type: "auth-required", message: "auth failure" }, complete: true }]);
+    client.send({ type: "auth", token: "wrong-token" });
+    client.send({ type: "auth" });
+    client.send({ type: "auth", token: 42 });
+    await waitFor(() => client.frames.filter((f) => f.type === "auth-failed").length === 3, { description: "three auth-failed frames" });
+    expect(client.frames.filter((f) => f.type !== undefined).slice(0, 3)).toEqual(Array(3).fill({ type: "auth-failed", error: "auth failure" }));
+    client.send({ type: "auth", token: TOKEN });
+    await waitFor(() => client.frames.some((f) => f.type === "auth-ok"), { description: "auth-ok" });
+    expect(client.frames.find((f) => f.type === "auth-ok")).toEqual({ type: "auth-ok", default_workspace: "default" });
+    client.send({ id: "after", service: text.id, request: toolRequest({ topic: "frame" }) });
+    expect((await client.answer("after"))[0]).toMatchObject({ response: { response: "hello alice, about frame" }, complete: true });
+    client.close();
+  });
+
+  it("still takes the token on the socket's upgrade (header or ?token=)", async () => {
     for (const client of [await SocketClient.connect(socketUrl, { headers: bearer }), await SocketClient.connect(`${socketUrl}?token=${TOKEN}`)]) {
       client.send({ id: "a", service: text.id, request: toolRequest({ topic: "socket" }) });
       const [frame] = await client.answer("a");

@@ -42,21 +42,25 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
   it("answers a tool service with the array of its replies (one for a plain result)", async () => {
     const response = await post(text.id, { user: "alice", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual([{ error: null, response: "hello alice, about cats", end_of_stream: true }]);
+    // Absent, not null: TrustGraph's client reads any `error` key as a failure.
+    expect(response.json()).toEqual([{ response: "hello alice, about cats", end_of_stream: true }]);
   });
 
-  it("accepts TrustGraph's form without user, and any flow name", async () => {
-    const response = await post(text.id, { config: "", arguments: '{"topic":"dogs"}' }, "my-flow");
-    expect(response.json()).toEqual([{ error: null, response: "hello , about dogs", end_of_stream: true }]);
+  it("accepts TrustGraph's form without user; an unknown flow is TrustGraph's 'Invalid flow'", async () => {
+    const response = await post(text.id, { config: "", arguments: '{"topic":"dogs"}' });
+    expect(response.json()).toEqual([{ response: "hello , about dogs", end_of_stream: true }]);
+    const other = await post(text.id, { config: "", arguments: '{"topic":"dogs"}' }, "my-flow");
+    expect(other.statusCode).toBe(200);
+    expect(other.json()).toEqual({ error: "Invalid flow default/my-flow" });
   });
 
   it("returns a 3-chunk stream as a 3-element array in order", async () => {
     const response = await post(stream.id, toolRequest());
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual([
-      { error: null, response: "one ", end_of_stream: false },
-      { error: null, response: "two ", end_of_stream: false },
-      { error: null, response: "three", end_of_stream: true },
+      { response: "one ", end_of_stream: false },
+      { response: "two ", end_of_stream: false },
+      { response: "three", end_of_stream: true },
     ]);
   });
 
@@ -68,22 +72,26 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
     ]);
   });
 
-  it("answers a fixed single-reply service (config) with its reply object", async () => {
+  it("answers a fixed single-reply service (config) with its reply object, on the flow path and TrustGraph's /config", async () => {
+    const global = await gw.runtime.http.inject({ method: "POST", url: "/api/v1/config", payload: { operation: "get", keys: [{ type: "tool-service", key: text.id }] } });
+    expect(global.statusCode).toBe(200);
+    expect(Object.keys(global.json())).toEqual(["version", "values", "directory", "config"]);
     const response = await post("config", { operation: "get", keys: [{ type: "tool-service", key: text.id }] });
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body.error).toBeNull();
+    expect(body).not.toHaveProperty("error");
+    expect(body).toEqual(global.json());
     expect(body.version).toBeGreaterThan(0);
     expect(JSON.parse(body.values[0].value)).toMatchObject({ id: text.id, topic: text.topic });
   });
 
-  it("404s an unknown service, naming the fixed services and the missing descriptor", async () => {
+  it("404s an unknown service as TrustGraph's unknown kind, the detail naming the fixed services and the missing descriptor", async () => {
     const response = await post("no-such-service", toolRequest());
     expect(response.statusCode).toBe(404);
-    const { error } = response.json();
-    expect(error.type).toBe("unknown-service");
-    expect(error.message).toContain("config, mcp-tool, agent, agent-runs, tool-registry");
-    expect(error.message).toContain("no tool-service descriptor has id 'no-such-service'");
+    const { error, detail } = response.json();
+    expect(error).toBe("unknown kind");
+    expect(detail).toContain("config, mcp-tool, agent, agent-runs, tool-registry");
+    expect(detail).toContain("no tool-service descriptor has id 'no-such-service'");
   });
 
   it("400s a body that is not the service's request, with the issues in one line", async () => {
@@ -93,20 +101,21 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
     expect(error.type).toBe("bad-request");
     expect(error.message).toMatch(/^invalid tool-service request: user: .+; arguments: not valid JSON/);
     expect(error.message).not.toContain("\n");
+    // TrustGraph's kinds answer request errors as 200 {"error": {type, message}}, as its requestor does.
     const agent = await post("agent", { question: "" });
-    expect(agent.statusCode).toBe(400);
-    expect(agent.json().error.message).toContain("question: question is required");
+    expect(agent.statusCode).toBe(200);
+    expect(agent.json().error).toEqual({ type: "bad-request", message: expect.stringContaining("question: question is required") });
   });
 
-  it("400s a body that is not JSON in the one error shape", async () => {
+  it("answers a body that is not JSON as TrustGraph's flow path does (200, the parse error as a string)", async () => {
     const response = await gw.runtime.http.inject({
       method: "POST",
       url: `/api/v1/flow/default/service/${text.id}`,
       headers: { "content-type": "application/json" },
       payload: "{oops",
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().error.type).toBe("bad-request");
+    expect(response.statusCode).toBe(200);
+    expect(typeof response.json().error).toBe("string");
   });
 
   it("keeps serving after bad input", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
-import { useBroker } from "@toolmesh/test-support";
+import { useBroker, waitFor } from "@toolmesh/test-support";
 import {
   type RunningGateway,
   SocketClient,
@@ -43,7 +43,7 @@ describe("WebSocket /api/v1/socket", () => {
   it("answers a tool with one complete frame", async () => {
     client.send({ id: "t1", service: text.id, flow: "default", request: toolRequest({ topic: "cats" }) });
     expect(await client.answer("t1")).toEqual([
-      { id: "t1", response: { error: null, response: "hello alice, about cats", end_of_stream: true }, complete: true },
+      { id: "t1", response: { response: "hello alice, about cats", end_of_stream: true }, complete: true },
     ]);
   });
 
@@ -76,15 +76,13 @@ describe("WebSocket /api/v1/socket", () => {
   });
 
   it("answers bad frames with error frames and keeps the socket working", async () => {
+    // TrustGraph's Mux: no id could be read, so none is echoed; type "error".
     client.send("not json at all");
-    await client.answer(null);
-    expect(client.frames.find((f) => f.id === null)).toMatchObject({ id: null, error: { type: "bad-request" }, complete: true });
-    expect((client.frames.find((f) => f.id === null)?.error as { message: string }).message).toMatch(/^frame is not valid JSON/);
+    await waitFor(() => client.frames.some((f) => f.id === undefined && f.complete === true), { description: "the error frame" });
+    expect(client.frames.find((f) => f.id === undefined)).toEqual({ error: { type: "error", message: expect.any(String) }, complete: true });
 
     client.send({ id: "no-service", request: {} });
-    expect(await client.answer("no-service")).toEqual([
-      { id: "no-service", error: { type: "bad-request", message: expect.stringContaining("service:") }, complete: true },
-    ]);
+    expect(await client.answer("no-service")).toEqual([{ id: "no-service", error: { type: "error", message: "Bad message" }, complete: true }]);
 
     client.send({ id: "unknown", service: "nope", request: {} });
     const [unknown] = await client.answer("unknown");
