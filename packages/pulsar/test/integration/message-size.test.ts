@@ -67,7 +67,8 @@ describe("messages over the broker's size limit", () => {
     // The limit is the broker's real one, not a guess far below it: a message of exactly the limit passes.
     await callerClient.send(topic, Buffer.alloc(limit, 121));
     await callerClient.send(topic, Buffer.from("small"));
-    await waitFor(() => received.length === 2, { description: "the full-size and the small message" });
+    // A 6 MiB entry is the bookie's largest write: on a broker just started it can take seconds.
+    await waitFor(() => received.length === 2, { timeoutMs: 30_000, description: "the full-size and the small message" });
     expect(received.map((m) => m.payload.length)).toEqual([limit, 5]);
     await sub.close();
   });
