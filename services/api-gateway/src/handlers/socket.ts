@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { WireError } from "@toolmesh/schema";
 import { presentedToken, tokenChecker } from "../auth.js";
 import type { Dispatcher } from "../dispatch.js";
-import { toGatewayError } from "../errors.js";
+import { GatewayErrorType, toGatewayError } from "../errors.js";
 import type { ServiceRoute, ServiceTable } from "../services.js";
 import { isTrustGraphKind, present } from "../tg/present.js";
 import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
@@ -97,7 +97,11 @@ export function registerSocketRoute(app: FastifyInstance, services: ServiceTable
       let route: ServiceRoute;
       try {
         route = services.resolve(frame.service);
-      } catch {
+      } catch (err) {
+        // Only a service nobody knows gets TrustGraph's terse answer; a refused one (another tenant's
+        // queue, an unusable descriptor) says why.
+        const error = toGatewayError(err);
+        if (error.type !== GatewayErrorType.unknownService) return { error: error.body.error };
         return { error: { type: "unknown-service", message: "unknown service" } };
       }
       if (!KNOWN_FLOWS.has(flow)) return { error: { type: "error", message: `Invalid flow ${workspace}/${flow}` } };

@@ -64,12 +64,12 @@ afterAll(async () => {
 describe("calls longer than the old 30 s idle timeout", () => {
   it("answers a 35 s REST call, a 36 s REST stream and a 36 s socket stream (all at once)", async () => {
     const socket = await SocketClient.connect(`${addresses.get(brisk)!.replace(/^http/, "ws")}/api/v1/socket`);
-    socket.send({ id: "run", service: thinker.id, request: toolRequest() });
+    socket.send({ id: "run", service: thinker.id, flow: "default", request: toolRequest() });
     const [single, stream, frames] = await Promise.all([post(patient, slow.id), post(brisk, thinker.id), socket.answer("run", 60_000)]);
     socket.close();
 
     expect(single.status).toBe(200);
-    expect(single.body).toEqual([{ error: null, response: "worth the wait", end_of_stream: true }]);
+    expect(single.body).toEqual([{ response: "worth the wait", end_of_stream: true }]);
     // Every gap (12 s) is within the gateway's 20 s, the whole (36 s) is beyond its 30 s idle timeout: each
     // reply keeps the connection alive.
     expect(stream.status).toBe(200);

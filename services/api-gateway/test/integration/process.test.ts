@@ -30,7 +30,7 @@ describe("dist/main.js", () => {
     });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { error: unknown; directory: unknown };
-    expect(body.error).toBeNull();
+    expect(body.error).toBeUndefined();
     expect(Array.isArray(body.directory)).toBe(true);
   });
 

@@ -39,7 +39,7 @@ describe("graceful shutdown", () => {
     expect(refused.json().error.type).toBe("unavailable");
     const response = await inFlight;
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual([{ error: null, response: "slow done", end_of_stream: true }]);
+    expect(response.json()).toEqual([{ response: "slow done", end_of_stream: true }]);
     await stopping;
   });
 });

@@ -71,7 +71,7 @@ describe("timeouts name their cause", () => {
     });
     expect(error.message).toContain(stalls.topic);
 
-    socket.send({ id: "stalls", service: stalls.id, request: toolRequest({ stall: true }) });
+    socket.send({ id: "stalls", service: stalls.id, flow: "default", request: toolRequest({ stall: true }) });
     const frames = await socket.answer("stalls");
     expect(frames[0]).toMatchObject({ response: { response: "first chunk" }, complete: false });
     expect(frames[1]).toMatchObject({ error: { type: "timeout", message: expect.stringContaining(`tool service '${stalls.id}' sent 1 reply, then nothing more for 1500 ms`) }, complete: true });
@@ -84,7 +84,7 @@ describe("timeouts name their cause", () => {
       url: "/api/v1/flow/default/service/config",
       payload: { operation: "put", values: [{ type: "mcp", key: id, value: JSON.stringify({ url: everything.url, "remote-name": "trigger-long-running-operation" }) }] },
     });
-    expect(put.json().error).toBeNull();
+    expect(put.json().error).toBeUndefined();
     const call = async () =>
       gw.runtime.http.inject({ method: "POST", url: "/api/v1/flow/default/service/mcp-tool", payload: { name: id, parameters: JSON.stringify({ duration: 6, steps: 2 }) } });
     // mcp-tool reads config on a push; until it has the entry it answers "no mcp tool" (also not a timeout).

@@ -53,7 +53,7 @@ async function invokeAll(via: RunningGateway, of: TestTool[]) {
   const responses = await Promise.all(
     of.map((t, n) => via.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${t.id}`, payload: toolRequest({ n }) })),
   );
-  responses.forEach((response, n) => expect(response.json()).toEqual([{ error: null, response: `echo ${n}`, end_of_stream: true }]));
+  responses.forEach((response, n) => expect(response.json()).toEqual([{ response: `echo ${n}`, end_of_stream: true }]));
 }
 
 beforeAll(async () => {
