@@ -78,17 +78,19 @@ export class ServiceRuntime {
   }
 
   /**
-   * A ConfigView of `types` with this service's settings (env), reported on /readyz as `config`. The caller
-   * starts it, and closes it on shutdown where its order among the hooks matters.
+   * A ConfigView of `types` (of workspace `default`, or the one given) with this service's settings (env),
+   * reported on /readyz as `config` (`config:<workspace>` for another workspace). The caller starts it, and
+   * closes it on shutdown where its order among the hooks matters.
    */
-  configView(types: string[]): ConfigView {
-    const view = new ConfigView(this.pulsar, this.logger.child({ component: "config" }), {
+  configView(types: string[], workspace?: string): ConfigView {
+    const view = new ConfigView(this.pulsar, this.logger.child({ component: "config", ...(workspace ? { workspace } : {}) }), {
       types,
-      subscriber: this.name,
+      ...(workspace ? { workspace } : {}),
+      subscriber: workspace ? `${this.name}-${workspace.replace(/[^A-Za-z0-9-]/g, "")}` : this.name,
       requestTimeoutMs: this.env.CONFIG_REQUEST_TIMEOUT_MS,
       unreadyAfterFailures: this.env.CONFIG_UNREADY_AFTER_FAILURES,
     });
-    this.addReadinessCheck("config", () => view.readiness());
+    this.addReadinessCheck(workspace ? `config:${workspace}` : "config", () => view.readiness());
     return view;
   }
 

@@ -1,7 +1,7 @@
 import websocket from "@fastify/websocket";
 import type { Logger } from "pino";
 import { type ConfigView, ServiceRuntime, type RuntimeOptions } from "@toolmesh/base";
-import { ConfigType, TenantPolicy } from "@toolmesh/schema";
+import { ConfigType, TenantPolicy, WorkspaceRegistry } from "@toolmesh/schema";
 import { bearerAuth } from "./auth.js";
 import { Dispatcher } from "./dispatch.js";
 import type { GatewayEnv } from "./env.js";
@@ -10,12 +10,15 @@ import { registerOpenApiRoute } from "./handlers/openapi.js";
 import { registerRestRoutes } from "./handlers/rest.js";
 import { registerSocketRoute } from "./handlers/socket.js";
 import { ServiceTable, type ServiceTimeouts, longestWaitMs } from "./services.js";
+import { KnownWorkspaces } from "./tg/workspaces.js";
 
 export const API_PREFIX = "/api/v1";
 const MAX_FRAME_BYTES = 5 * 1024 * 1024;
 
 export interface Gateway {
   config: ConfigView;
+  /** The workspace registry (`__workspaces__`), read to refuse requests for workspaces that do not exist. */
+  workspaceRegistry: ConfigView;
   services: ServiceTable;
   dispatcher: Dispatcher;
 }
@@ -40,6 +43,7 @@ export function createGatewayRuntime(env: GatewayEnv, logger?: Logger): ServiceR
  */
 export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Promise<Gateway> {
   const config = runtime.configView([ConfigType.toolService]);
+  const registry = runtime.configView([WorkspaceRegistry.type], WorkspaceRegistry.workspace);
   const services = new ServiceTable(config, timeouts(env), new TenantPolicy(undefined, env.TOOLMESH_ALLOWED_TENANTS));
   const dispatcher = new Dispatcher({
     pulsar: runtime.pulsar,
@@ -51,7 +55,9 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
   // A descriptor deleted (or moved to other queues) takes its client with it.
   config.onChange(() => dispatcher.retainToolServices(services.toolServiceTopics()));
   // Hooks run newest first: calls in flight finish (within the shutdown budget) before config closes.
-  runtime.onShutdown(() => config.close());
+  runtime.onShutdown(async () => {
+    await Promise.all([config.close(), registry.close()]);
+  });
   runtime.onShutdown(() => dispatcher.close(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));
 
   await runtime.http.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
@@ -64,12 +70,13 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
         const error = new GatewayError(404, GatewayErrorType.notFound, `no route ${request.method} ${request.url.split("?")[0]}`);
         return reply.status(404).send(error.body);
       });
-      registerRestRoutes(api, services, dispatcher);
-      registerSocketRoute(api, services, dispatcher, env.GATEWAY_TOKEN);
+      const workspaces = new KnownWorkspaces(registry);
+      registerRestRoutes(api, services, dispatcher, workspaces);
+      registerSocketRoute(api, services, dispatcher, workspaces, env.GATEWAY_TOKEN);
       registerOpenApiRoute(api, env.GATEWAY_TOKEN !== undefined);
     },
     { prefix: API_PREFIX },
   );
-  await config.start();
-  return { config, services, dispatcher };
+  await Promise.all([config.start(), registry.start()]);
+  return { config, workspaceRegistry: registry, services, dispatcher };
 }

@@ -20,6 +20,7 @@ import {
   parseTopic,
   requestTopic,
   responseTopic,
+  workspaceConfigTopics,
 } from "@toolmesh/schema";
 import { GatewayError, GatewayErrorType } from "./errors.js";
 
@@ -122,6 +123,15 @@ export class ServiceTable {
   toolServiceTopics(): Array<Pick<ServiceRoute, "requestTopic" | "responseTopic">> {
     if (!this.config.ready) return [];
     return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()];
+  }
+
+  /**
+   * Config on one workspace's own queue (`request:tg:config:<ws>`), where TrustGraph's gateway sends the
+   * global config operations: the config service takes the workspace from the queue, not the body.
+   */
+  workspaceConfig(workspace: string): ServiceRoute {
+    const topics = workspaceConfigTopics(workspace);
+    return { ...this.fixed[ServiceName.config]!, requestTopic: topics.request, responseTopic: topics.response };
   }
 
   /** The route for `name`; throws a GatewayError (403, 404, 502 or 503) when there is none to use. */

@@ -5,6 +5,7 @@ import type { ServiceRoute, ServiceTable } from "../services.js";
 import { isTrustGraphKind, present } from "../tg/present.js";
 import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
 import { decodeRequest } from "../tg/requests.js";
+import { type KnownWorkspaces, WORKSPACE_NOT_FOUND } from "../tg/workspaces.js";
 
 interface FlowParams {
   flow: string;
@@ -75,7 +76,7 @@ async function forward(request: FastifyRequest, reply: FastifyReply, dispatcher:
  * `POST /flow/{flow}/service/{kind}` for flow services (agent, mcp-tool) and toolmesh's own (tool services
  * by descriptor id, agent-runs, tool-registry, config).
  */
-export function registerRestRoutes(app: FastifyInstance, services: ServiceTable, dispatcher: Dispatcher): void {
+export function registerRestRoutes(app: FastifyInstance, services: ServiceTable, dispatcher: Dispatcher, workspaces: KnownWorkspaces): void {
   app.register(async (api) => {
     api.removeContentTypeParser("application/json");
     api.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -91,7 +92,14 @@ export function registerRestRoutes(app: FastifyInstance, services: ServiceTable,
       if (!GLOBAL_OPERATIONS.has(name)) return reply.status(400).send({ error: "unknown operation" });
       if (WORKSPACE_ONLY_REFUSED.has(name)) return reply.status(200).send({ error: BAD_OPERATION });
       const workspace = typeof body.workspace === "string" && body.workspace !== "" ? body.workspace : DEFAULT_WORKSPACE;
-      return forward(request, reply, dispatcher, services.resolve(request.params.kind), { ...body, workspace });
+      let known: boolean;
+      try {
+        known = workspaces.has(workspace);
+      } catch (err) {
+        return reply.status(200).send(toGatewayError(err).body);
+      }
+      if (!known) return reply.status(404).send(WORKSPACE_NOT_FOUND.rest);
+      return forward(request, reply, dispatcher, services.workspaceConfig(workspace), { ...body, workspace });
     });
 
     api.post<{ Params: FlowParams }>("/flow/:flow/service/:service", async (request, reply) => {

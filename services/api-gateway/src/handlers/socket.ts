@@ -9,6 +9,7 @@ import type { ServiceRoute, ServiceTable } from "../services.js";
 import { isTrustGraphKind, present } from "../tg/present.js";
 import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
 import { decodeRequest } from "../tg/requests.js";
+import { type KnownWorkspaces, WORKSPACE_NOT_FOUND } from "../tg/workspaces.js";
 
 const FrameId = z.union([z.string().min(1), z.number()]);
 type FrameIdValue = z.infer<typeof FrameId>;
@@ -76,7 +77,13 @@ const errorFrame = (id: FrameIdValue | undefined, error: WireError) => ({ ...(id
  * auth frame with that token first (or the token on the upgrade: header or `?token=`); unset, every
  * caller is in, and an auth frame with any token gets `auth-ok`.
  */
-export function registerSocketRoute(app: FastifyInstance, services: ServiceTable, dispatcher: Dispatcher, token: string | undefined): void {
+export function registerSocketRoute(
+  app: FastifyInstance,
+  services: ServiceTable,
+  dispatcher: Dispatcher,
+  workspaces: KnownWorkspaces,
+  token: string | undefined,
+): void {
   const accepts = tokenChecker(token);
   app.get("/socket", { websocket: true }, (socket, request) => {
     let authenticated = token === undefined || accepts(presentedToken(request, true));
@@ -90,8 +97,9 @@ export function registerSocketRoute(app: FastifyInstance, services: ServiceTable
       const global = `${frame.service}:${typeof operation === "string" ? operation : ""}`;
       const workspace = frame.workspace || DEFAULT_WORKSPACE;
       if (frame.flow === undefined && GLOBAL_OPERATIONS.has(global)) {
+        if (!workspaces.has(workspace)) return { error: WORKSPACE_NOT_FOUND.socket };
         if (WORKSPACE_ONLY_REFUSED.has(global)) return { error: BAD_OPERATION };
-        return { route: services.resolve(frame.service), body: { ...frame.request, workspace } };
+        return { route: services.workspaceConfig(workspace), body: { ...frame.request, workspace } };
       }
       const flow = frame.flow ?? "default";
       let route: ServiceRoute;
@@ -104,6 +112,7 @@ export function registerSocketRoute(app: FastifyInstance, services: ServiceTable
         if (error.type !== GatewayErrorType.unknownService) return { error: error.body.error };
         return { error: { type: "unknown-service", message: "unknown service" } };
       }
+      if (!workspaces.has(workspace)) return { error: WORKSPACE_NOT_FOUND.socket };
       if (!KNOWN_FLOWS.has(flow)) return { error: { type: "error", message: `Invalid flow ${workspace}/${flow}` } };
       return { route, body: frame.request };
     };

@@ -36,7 +36,7 @@ export async function startGateway(broker: Broker, env: Record<string, string> =
   const parsed = loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0", ...env });
   const runtime = createGatewayRuntime(parsed, quiet());
   const gateway = await buildGateway(runtime, parsed);
-  await waitFor(() => gateway.config.ready, { timeoutMs: 30_000, description: "the gateway's config view to load" });
+  await waitFor(() => gateway.config.ready && gateway.workspaceRegistry.ready, { timeoutMs: 30_000, description: "the gateway's config views to load" });
   return { runtime, gateway };
 }
 

@@ -145,7 +145,7 @@ describe("health and description", () => {
   it("is ready once config is loaded, and says so", async () => {
     const response = await gw.runtime.http.inject({ method: "GET", url: "/readyz" });
     expect(response.statusCode).toBe(200);
-    expect(response.json().checks).toEqual({ accepting: true, broker: true, config: true });
+    expect(response.json().checks).toEqual({ accepting: true, broker: true, config: true, "config:__workspaces__": true });
   });
 
   it("serves an OpenAPI 3.1 document with the route, the socket and schemas from zod", async () => {
