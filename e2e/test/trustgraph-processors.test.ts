@@ -30,6 +30,8 @@ vi.hoisted(() => {
 
 const unique = randomUUID().slice(0, 8);
 const JOKE_TOPIC = `joke-${unique}`;
+/** TrustGraph's own joke-service (trustgraph-flow's example tool service) listens here. */
+const TG_JOKE_TOPIC = `tg-joke-${unique}`;
 /** TrustGraph's mcp-tool processor serves these (its flow's queues), apart from any other test's. */
 const MCP_QUEUES = { request: `request:tg:mcp-tool-${unique}`, response: `response:tg:mcp-tool-${unique}` };
 const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
@@ -40,6 +42,7 @@ const services: ServiceProcess[] = [];
 let everything: EverythingServer;
 let tgMcpTool: PeerProcess;
 let tgAgent: PeerProcess;
+let tgJoke: PeerProcess;
 let webServiceUrl: string;
 let pulsar: PulsarClient;
 let config: RequestClient<typeof ConfigResponse>;
@@ -84,10 +87,11 @@ beforeAll(async () => {
   const flags = ["-p", await brokerServiceUrl(webServiceUrl), "--no-metrics", "--no-loki-enabled"];
   tgMcpTool = PeerProcess.start("trustgraph mcp-tool", join(bin, "mcp-tool"), flags);
   tgAgent = PeerProcess.start("trustgraph agent-manager-react", join(bin, "agent-manager-react"), flags);
+  tgJoke = PeerProcess.start("trustgraph joke-service", join(bin, "joke-service"), [...flags, "--id", `tg-joke-${unique}`, "--topic", TG_JOKE_TOPIC]);
 }, 300_000);
 
 afterAll(async () => {
-  await Promise.all([tgMcpTool?.stop(), tgAgent?.stop()]);
+  await Promise.all([tgMcpTool?.stop(), tgAgent?.stop(), tgJoke?.stop()]);
   for (const c of [agent, registry, config]) await c?.close();
   await pulsar?.close();
   await Promise.all(services.map((s) => s.stop()));
@@ -177,5 +181,37 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
       `observation: Echo: ${PUN}`,
       `answer: Done: Echo: ${PUN}`,
     ]);
+  });
+
+  it("calls tell-llama-joke, served by TrustGraph's own joke-service processor (trustgraph-flow, unchanged)", async () => {
+    await tgJoke.waitForLog(new RegExp(`Tool service topics: request=non-persistent://tg/request/${TG_JOKE_TOPIC}`), { timeoutMs: 60_000 });
+    await put([
+      item("tool-service", "tg-joke-service", { id: "tg-joke-service", topic: TG_JOKE_TOPIC, "config-params": [{ name: "style", required: false }] }),
+      item("tool", "tell-llama-joke", {
+        type: "tool-service",
+        name: "tell-llama-joke",
+        description: "Tells a joke on a topic (TrustGraph's joke-service)",
+        service: "tg-joke-service",
+        style: "dad-joke",
+        arguments: [{ name: "topic", type: "string", description: "what the joke is about" }],
+      }),
+    ]);
+    await waitFor(async () => (await registry.request({ operation: "current" })).revision?.tools.some((t) => t.name === "tell-llama-joke") ?? false, {
+      timeoutMs: 20_000,
+      description: "a catalog with tell-llama-joke",
+    });
+    llm.script("A llama joke please", [
+      { content: "TrustGraph's joke-service knows llamas.", tool_calls: [{ name: "tell-llama-joke", arguments: { topic: "llama" } }] },
+      (r) => ({ content: `Answer: ${[...r.messages].reverse().find((m) => m.role === "tool")?.content ?? ""}` }),
+    ]);
+    const messages = await ask("A llama joke please");
+    const lines = messages.map((m) => `${m.message_type}: ${m.content}`);
+    console.info(lines.join("\n"));
+    // TrustGraph's joke-service picks one of its three dad jokes about llamas at random, in this frame.
+    const llamaDadJoke = /^Here's a dad-joke for you:\n\n(What did the llama say|Why don't llamas ever get lost|What do you call a llama with no legs)/;
+    expect(lines[0]).toBe("thought: TrustGraph's joke-service knows llamas.");
+    expect(messages[1]).toMatchObject({ message_type: "observation", content: expect.stringMatching(llamaDadJoke) });
+    expect(messages[2]).toMatchObject({ message_type: "answer", content: `Answer: ${messages[1]!.content}` });
+    expect(messages).toHaveLength(3);
   });
 });
