@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceSchemas } from "../services.js";
-import { SocketErrorFrame, SocketReplyFrame, SocketRequestFrame } from "./socket.js";
+import { SocketAuthFrame, SocketErrorFrame, SocketReplyFrame, SocketRequestFrame } from "./socket.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -13,14 +13,16 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 }
 
 const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.string() }) });
+/** TrustGraph's gateway answers its request checks with a bare message (`{"error": "unknown operation"}`). */
+const MessageErrorBody = z.object({ error: z.string() });
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ref("Error") } } });
+const errorResponse = (description: string, schema = "Error") => ({ description, content: { "application/json": { schema: ref(schema) } } });
 
 /** The OpenAPI 3.1 document of this gateway; `secured` when a bearer token is configured. */
 export function openApiDocument(secured: boolean): Record<string, unknown> {
-  const schemas: Record<string, unknown> = { Error: jsonSchema(ErrorBody, "output") };
+  const schemas: Record<string, unknown> = { Error: jsonSchema(ErrorBody, "output"), MessageError: jsonSchema(MessageErrorBody, "output") };
   const bodies: unknown[] = [];
   const replies: unknown[] = [];
   for (const [service, { request, response: reply, streamed }] of Object.entries(ServiceSchemas)) {
@@ -29,6 +31,7 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
     bodies.push(ref(`${pascal(service)}Request`));
     replies.push(streamed ? { type: "array", items: ref(`${pascal(service)}Response`) } : ref(`${pascal(service)}Response`));
   }
+  schemas.SocketAuthFrame = jsonSchema(SocketAuthFrame, "input");
   schemas.SocketRequestFrame = jsonSchema(SocketRequestFrame, "input");
   schemas.SocketReplyFrame = jsonSchema(SocketReplyFrame, "output");
   schemas.SocketErrorFrame = jsonSchema(SocketErrorFrame, "output");
@@ -51,11 +54,35 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
       description:
         "Translates HTTP and WebSocket requests into toolmesh's Pulsar request/response wire. Request and " +
         "reply bodies are the services' wire messages. Gateway failures use one shape: {\"error\": {\"type\", \"message\"}}; " +
-        "a service's own error travels inside its reply (status 200). As on the wire, `config`, `arguments` and " +
-        "`parameters` are JSON-encoded strings, and config `value`s are JSON text.",
+        "a service's own error travels inside its reply (status 200). As on the wire, `config` and `arguments` are " +
+        "JSON-encoded strings, and config `value`s are JSON text. TrustGraph 2.11's gateway surface is served as " +
+        "TrustGraph serves it: `POST /api/v1/{kind}` for global services (config), and for its kinds (config, " +
+        "mcp-tool, agent) replies leave absent fields out, mcp-tool `parameters` may be a JSON object, a structured " +
+        "result is the object `object`, and failures come back as status 200 with `error` in the body.",
     },
     ...(secured ? { security: [{ bearer: [] }] } : {}),
     paths: {
+      "/api/v1/{kind}": {
+        post: {
+          summary: "TrustGraph's global services: one config operation in the caller's workspace",
+          description:
+            "Checked in TrustGraph's order: JSON object body, `operation`, `{kind}:{operation}` known (config: get, list, " +
+            "getvalues, getvalues-all-ws, config, put, delete), the bearer token, then the workspace (body `workspace`, " +
+            "else `default`) registered in config `__workspaces__`. Sent to the workspace's own config queue. " +
+            "`getvalues-all-ws` is answered `bad-operation`, as TrustGraph's per-workspace queue answers it.",
+          parameters: [{ name: "kind", in: "path", required: true, schema: { type: "string", enum: ["config"] } }],
+          requestBody: { required: true, content: { "application/json": { schema: ref("ConfigRequest") } } },
+          responses: {
+            "200": {
+              description: "The config reply, absent fields left out; or `{\"error\": {type, message}}` when the service or the gateway failed.",
+              content: { "application/json": { schema: { anyOf: [ref("ConfigResponse"), ref("Error")] } } },
+            },
+            "400": errorResponse("invalid json | body must be an object | missing operation | unknown operation", "MessageError"),
+            ...(secured ? { "401": errorResponse("auth failure: missing or wrong bearer token", "MessageError") } : {}),
+            "404": errorResponse("workspace not found: the workspace is not registered", "MessageError"),
+          },
+        },
+      },
       "/api/v1/flow/{flow}/service/{service}": {
         post: {
           summary: "Send one request to a service and return its reply (or all replies of a stream)",
@@ -84,8 +111,10 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
           summary: "WebSocket: many requests in flight, replies interleaved by id",
           description:
             "Send SocketRequestFrame messages. Each reply arrives as a SocketReplyFrame with the request's id; " +
-            "`complete` is true on the last. Failures arrive as SocketErrorFrame (id null when the frame had none); " +
-            "the socket stays open. With a token configured, send it as a bearer header or `?token=`.",
+            "`complete` is true on the last. Failures arrive as SocketErrorFrame (id absent when the frame had none; " +
+            "types error, auth-required, unknown-service, workspace-not-found); the socket stays open. With a token " +
+            "configured, authenticate first with a SocketAuthFrame (answered `{\"type\": \"auth-ok\", \"default_workspace\"}` " +
+            "or `{\"type\": \"auth-failed\", \"error\"}`), or send the token as a bearer header or `?token=`.",
           parameters: [{ name: "token", in: "query", required: false, schema: { type: "string" } }],
           responses: { "101": { description: "Switched to the WebSocket protocol" }, ...(secured ? { "401": failures["401"] } : {}) },
         },

@@ -153,7 +153,9 @@ describe("health and description", () => {
     expect(response.statusCode).toBe(200);
     const doc = JSON.parse(response.body);
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(["/api/v1/flow/{flow}/service/{service}", "/api/v1/socket", "/api/v1/openapi.json"]);
+    expect(Object.keys(doc.paths)).toEqual(["/api/v1/{kind}", "/api/v1/flow/{flow}/service/{service}", "/api/v1/socket", "/api/v1/openapi.json"]);
+    expect(Object.keys(doc.paths["/api/v1/{kind}"].post.responses)).toEqual(["200", "400", "404"]);
+    expect(doc.components.schemas.SocketAuthFrame.properties.type).toEqual({ type: "string", const: "auth" });
     expect(doc.components.schemas.ToolServiceRequest.properties.arguments).toEqual({ type: "string" });
     expect(doc.components.schemas.AgentRequest.required).toEqual(["question"]);
     expect(doc.components.schemas.Error.properties.error.required).toEqual(["type", "message"]);
