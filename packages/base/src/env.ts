@@ -56,6 +56,9 @@ export type BaseEnv = z.output<typeof BaseEnv>;
 
 export const portSchema = port;
 
+/** A topic's last part: requests on non-persistent://<tenant>/request/<name>. */
+export const topicNameSchema = z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'");
+
 /** What a tool service reads besides BaseEnv: where and how often it announces its manifest. */
 export const ToolServiceEnv = BaseEnv.extend({
   /** How often the manifest is announced again (a registry forgets services that stop announcing). */
