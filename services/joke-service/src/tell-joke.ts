@@ -8,7 +8,8 @@ const style = z.enum(JOKE_STYLES, { error: (issue) => `unknown style '${String(i
 export const tellJoke = defineTool({
   name: "tell-joke",
   description: "Tells a joke about a topic",
-  input: z.object({ topic: z.string().trim().min(1).describe("What the joke is about") }),
+  // Strict: an argument it does not know is refused (`unknown argument 'x'`), and the schema says so.
+  input: z.strictObject({ topic: z.string().trim().min(1).describe("What the joke is about") }),
   config: z.object({ style: style.default("pun") }),
   variants: JOKE_STYLES.map((s) => ({ name: `tell-${s}`, description: `Tells a ${s.replace("-", " ")} about a topic`, config: { style: s } })),
   run: ({ topic }, { config }) => chooseJoke(config.style, topic),

@@ -36,6 +36,7 @@ describe("the tell-joke tool", () => {
       "unknown style 'limerick': use one of pun, dad-joke, one-liner",
     );
     await expect(service.invoke("u", {}, {})).rejects.toThrow("argument 'topic' is required");
+    await expect(service.invoke("u", {}, { topic: "x", mood: "dark" })).rejects.toThrow("unknown argument 'mood'");
   });
 
   it("generates the arguments' JSON Schema from zod", () => {
@@ -43,6 +44,7 @@ describe("the tell-joke tool", () => {
       type: "object",
       properties: { topic: { type: "string", minLength: 1, description: "What the joke is about" } },
       required: ["topic"],
+      additionalProperties: false,
     });
   });
 
