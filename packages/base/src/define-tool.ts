@@ -55,7 +55,7 @@ export function defineTool<I extends AnyObject, C extends AnyObject | undefined 
 }
 
 /** `argument 'days': Too big: expected number to be <=7`; a missing one reads `argument 'topic' is required`. */
-export function describeInvalid(what: "argument" | "config", error: z.ZodError, value: Record<string, unknown>): string {
+function describeInvalid(what: "argument" | "config", error: z.ZodError, value: Record<string, unknown>): string {
   return error.issues
     .flatMap((issue) => {
       if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown ${what} '${key}'`);

@@ -4,14 +4,13 @@ export { BaseEnv, EnvError, ToolServiceEnv, parseEnv, portSchema, topicNameSchem
 export {
   DefinedToolService,
   defineTool,
-  describeInvalid,
   type DefinedTool,
   type DefinedToolServiceOptions,
   type ToolRunContext,
   type ToolSpec,
   type ToolVariant,
 } from "./define-tool.js";
-export { registerManifestRoute, serveToolService } from "./tool-service-app.js";
+export { serveToolService } from "./tool-service-app.js";
 export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fetch.js";
 export { FailureStreak } from "./failure-streak.js";
 export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";

@@ -6,7 +6,7 @@ import type { ToolServiceEnv } from "./env.js";
 import type { ServiceRuntime } from "./runtime.js";
 
 /** GET /tools/manifest: a service's tools, for a registry tool source (design §3). */
-export function registerManifestRoute(app: FastifyInstance, manifest: () => ManifestEntry[]): void {
+function registerManifestRoute(app: FastifyInstance, manifest: () => ManifestEntry[]): void {
   app.get("/tools/manifest", async (_request, reply) => reply.type("application/json").send(manifest()));
 }
 
