@@ -108,16 +108,20 @@ function start([name, port, extra], index) {
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
   child.on("exit", (code, signal) => {
+    entry.exit = signal ?? code;
+    listening?.(undefined); // a service that dies before listening fails the wait at once
     if (!stopping) printLine(name, 31, `exited (${signal ?? code}); the rest keep running`);
   });
   children.push(entry);
 }
 
-async function waitReady({ name, listening }) {
+async function waitReady(entry) {
+  const { name, listening } = entry;
   const deadline = Date.now() + 60_000;
   let timer;
   const port = await Promise.race([listening, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
   clearTimeout(timer);
+  if (!port && entry.exit !== undefined) throw new Error(`${name} exited (${entry.exit}) before listening: see its lines above`);
   if (!port) throw new Error(`${name} did not start listening within 60 s (is the broker running? npm run broker:status)`);
   while (Date.now() < deadline) {
     try {
