@@ -3,6 +3,7 @@
 // Used by `npm run up` (scripts/up.sh) and `pnpm dev` (with --watch: each service restarts when its
 // build output changes).
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { ServicePorts } from "../packages/schema/dist/ports.js";
 
@@ -20,7 +21,7 @@ const shared = {
   LOG_LEVEL: env("LOG_LEVEL", "info"),
   LOG_FORMAT: "json",
 };
-const services = [
+const builtIn = [
   ["config", ServicePorts["config"], { CONFIG_DATA_DIR: `${dataDir}/config` }],
   ["joke-service", ServicePorts["joke-service"], {}],
   ["mcp-tool", ServicePorts["mcp-tool"], {}],
@@ -33,6 +34,23 @@ const services = [
   ["agent", ServicePorts["agent"], { AGENT_DATA_DIR: `${dataDir}/agent` }],
   ["api-gateway", gatewayPort, {}],
   ["mcp-server", ServicePorts["mcp-server"], {}],
+];
+
+const hasStartScript = (name) => {
+  const file = resolve(repo, "services", name, "package.json");
+  return existsSync(file) && Boolean(JSON.parse(readFileSync(file, "utf8")).scripts?.start);
+};
+/**
+ * Every services/* package with a start script: the built-in ones in the order above, then any other (a
+ * service made by `tg new-tool-service`) with no port given: it listens on its own env.ts default, which
+ * its "listening" log line tells.
+ */
+const services = [
+  ...builtIn.filter(([name]) => hasStartScript(name)),
+  ...readdirSync(resolve(repo, "services"))
+    .filter((name) => !builtIn.some(([known]) => known === name) && hasStartScript(name))
+    .sort()
+    .map((name) => [name, undefined, {}]),
 ];
 
 const colors = [36, 33, 35, 32, 34, 31];
@@ -53,30 +71,58 @@ function printLine(name, color, line) {
   process.stdout.write(`\x1b[${color}m${name.padEnd(13)}\x1b[0m ${text}\n`);
 }
 
+/** The port in a service's `<name> listening` log line ({"address": "http://127.0.0.1:8710"}), if it is one. */
+function listeningPort(line) {
+  try {
+    const { msg, address } = JSON.parse(line);
+    return typeof msg === "string" && msg.endsWith(" listening") && typeof address === "string" ? Number(new URL(address).port) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function start([name, port, extra], index) {
   const args = watch ? [`--watch-path=${resolve(repo, "services", name, "dist")}`, "dist/main.js"] : ["dist/main.js"];
   const child = spawn(process.execPath, args, {
     cwd: resolve(repo, "services", name),
-    env: { ...process.env, ...shared, ...extra, HTTP_PORT: String(port) },
+    env: { ...process.env, ...shared, ...extra, ...(port ? { HTTP_PORT: String(port) } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  let listening;
+  const entry = { name, port, child, listening: port ? Promise.resolve(port) : new Promise((r) => (listening = r)) };
   let buffered = "";
   const onData = (chunk) => {
     buffered += chunk.toString();
     const lines = buffered.split("\n");
     buffered = lines.pop();
-    for (const line of lines) if (line.trim()) printLine(name, colors[index % colors.length], line);
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      printLine(name, colors[index % colors.length], line);
+      const heard = listening && listeningPort(line);
+      if (heard) {
+        entry.port = heard;
+        listening(heard);
+      }
+    }
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
   child.on("exit", (code, signal) => {
+    entry.exit = signal ?? code;
+    listening?.(undefined); // a service that dies before listening fails the wait at once
     if (!stopping) printLine(name, 31, `exited (${signal ?? code}); the rest keep running`);
   });
-  children.push({ name, port, child });
+  children.push(entry);
 }
 
-async function waitReady({ name, port }) {
+async function waitReady(entry) {
+  const { name, listening } = entry;
   const deadline = Date.now() + 60_000;
+  let timer;
+  const port = await Promise.race([listening, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
+  clearTimeout(timer);
+  if (!port && entry.exit !== undefined) throw new Error(`${name} exited (${entry.exit}) before listening: see its lines above`);
+  if (!port) throw new Error(`${name} did not start listening within 60 s (is the broker running? npm run broker:status)`);
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
@@ -145,6 +191,7 @@ try {
       `toolmesh is up. Gateway: ${gatewayUrl}  (OpenAPI: ${gatewayUrl}/api/v1/openapi.json)`,
       `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s http://127.0.0.1:8704/tools/catalog)` : "being built (curl -s http://127.0.0.1:8704/tools/catalog)"}`,
       "MCP endpoint: http://127.0.0.1:8706/mcp (README: \"Use toolmesh from an MCP client\")",
+      ...children.filter(({ name }) => !builtIn.some(([known]) => known === name)).map(({ name, port }) => `also running: ${name} on port ${port} (services/${name})`),
       "first tool call:",
       `  npm run tg -- invoke-tool -n tell-joke -a '{"topic": "cats"}'`,
       "the agent needs an OpenAI-compatible LLM: set OPENAI_BASE_URL and OPENAI_MODEL before npm run up",

@@ -25,9 +25,10 @@ export class System {
   }
 
   /** Starts one more process (e.g. a second replica) under its own label. */
-  async add(label: string, service: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  async add(label: string, service: string, env: Record<string, string> = {}, dir?: string): Promise<ServiceProcess> {
     const process = await ServiceProcess.start({
       service,
+      ...(dir ? { dir } : {}),
       env: {
         ...brokerEnv(this.broker),
         CONFIG_DATA_DIR: join(this.dataDir, "config"),
@@ -55,7 +56,7 @@ export class System {
     const main = resolve(REPO_ROOT, "packages/cli/dist/main.js");
     try {
       const { stdout, stderr } = await run(process.execPath, [main, ...args], {
-        env: { ...process.env, TG_URL: this.gatewayUrl },
+        env: { ...process.env, TG_URL: this.gatewayUrl, ...(this.services.has("mcp-server") ? { TG_MCP_URL: `${this.get("mcp-server").url}/mcp` } : {}) },
         timeout: 30_000,
       });
       return { code: 0, stdout, stderr };

@@ -42,7 +42,7 @@ describe("TrustGraph's ToolServiceClient -> toolmesh's joke-service", () => {
     // TrustGraph sends no `user`, config and arguments as JSON strings ("{}" when empty).
     expect(results[0]).toEqual({ response: "Why don't cats play poker in the jungle? Too many cheetahs." });
     expect(results[1]).toEqual({ response: "Here's a pun: my cat is a great DJ, he always brings the mewsic." });
-    expect(results[2]!.error).toMatch(/^RuntimeError: unknown style 'nope'/);
+    expect(results[2]!.error).toMatch(/^RuntimeError: config 'style': unknown style 'nope'/);
     expect(results[3]!.error).toMatch(/^RuntimeError: argument 'topic' is required/);
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AllowedTenants } from "@toolmesh/schema";
+import { AllowedTenants, PersistentQueueId, Topics } from "@toolmesh/schema";
 import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
@@ -55,3 +55,15 @@ export const BaseEnv = z.object({
 export type BaseEnv = z.output<typeof BaseEnv>;
 
 export const portSchema = port;
+
+/** A topic's last part: requests on non-persistent://<tenant>/request/<name>. */
+export const topicNameSchema = z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'");
+
+/** What a tool service reads besides BaseEnv: where and how often it announces its manifest. */
+export const ToolServiceEnv = BaseEnv.extend({
+  /** How often the manifest is announced again (a registry forgets services that stop announcing). */
+  TOOL_ANNOUNCE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** Persistent topic to announce on (the registry reads the same one). */
+  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.default(Topics.toolAnnouncements),
+});
+export type ToolServiceEnv = z.output<typeof ToolServiceEnv>;

@@ -1,6 +1,16 @@
 export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
-export { BaseEnv, EnvError, parseEnv, portSchema } from "./env.js";
+export { BaseEnv, EnvError, ToolServiceEnv, parseEnv, portSchema, topicNameSchema } from "./env.js";
+export {
+  DefinedToolService,
+  defineTool,
+  type DefinedTool,
+  type DefinedToolServiceOptions,
+  type ToolRunContext,
+  type ToolSpec,
+  type ToolVariant,
+} from "./define-tool.js";
+export { serveToolService } from "./tool-service-app.js";
 export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fetch.js";
 export { FailureStreak } from "./failure-streak.js";
 export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";

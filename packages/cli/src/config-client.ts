@@ -17,10 +17,15 @@ export class ConfigClient {
 
   /** The stored JSON string of `type`/`key`; absent is an error naming both. */
   async get(type: string, key: string): Promise<string> {
-    const reply = await this.send({ operation: "get", keys: [{ type, key }] });
-    const value = reply.values.find((v) => v.type === type && v.key === key)?.value;
-    if (value === undefined || value === null) throw new CliError(`no ${type} '${key}' in config`);
+    const value = await this.find(type, key);
+    if (value === undefined) throw new CliError(`no ${type} '${key}' in config`);
     return value;
+  }
+
+  /** The stored JSON string of `type`/`key`, or undefined when config has none. */
+  async find(type: string, key: string): Promise<string | undefined> {
+    const reply = await this.send({ operation: "get", keys: [{ type, key }] });
+    return reply.values.find((v) => v.type === type && v.key === key)?.value ?? undefined;
   }
 
   /** The keys stored under `type`. */

@@ -21,6 +21,8 @@ export function freePort(): Promise<number> {
 export interface ServiceProcessOptions {
   /** Folder under services/ (its built dist/main.js is run). */
   service: string;
+  /** The service package's folder when it is not services/<service> (e.g. one scaffolded into a temp folder). */
+  dir?: string;
   env?: Record<string, string>;
   /** Waits for /readyz 200 (default) or only /healthz. */
   waitFor?: "ready" | "healthy";
@@ -60,7 +62,7 @@ export class ServiceProcess {
   }
 
   async spawn(): Promise<void> {
-    const main = resolve(REPO_ROOT, "services", this.options.service, "dist/main.js");
+    const main = resolve(this.options.dir ?? resolve(REPO_ROOT, "services", this.options.service), "dist/main.js");
     if (!existsSync(main)) throw new Error(`${main} is missing: build the service first (pnpm build)`);
     const child = spawn(process.execPath, [main], {
       env: { ...process.env, LOG_LEVEL: "info", LOG_FORMAT: "json", ...this.options.env, HTTP_PORT: String(this.port), HTTP_HOST: "127.0.0.1" },

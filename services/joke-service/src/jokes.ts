@@ -26,10 +26,6 @@ const JOKES: Record<JokeStyle, Record<string, string[]>> = {
   },
 };
 
-export function isJokeStyle(value: unknown): value is JokeStyle {
-  return typeof value === "string" && (JOKE_STYLES as readonly string[]).includes(value);
-}
-
 /** Deterministic: the same style and topic always give the same joke, so callers can rely on it. */
 export function chooseJoke(style: JokeStyle, topic: string): string {
   const key = topic.trim().toLowerCase();

@@ -11,6 +11,7 @@ import { registerInvokeTool } from "./invoke-tool.js";
 import { registerListMcpTools } from "./list-mcp-tools.js";
 import { registerListConfig } from "./list-config.js";
 import { registerMcp } from "./mcp.js";
+import { registerNewToolService } from "./new-tool-service.js";
 import { registerPutConfig } from "./put-config.js";
 import { registerSetMcpTool } from "./set-mcp-tool.js";
 import { registerSetToolService } from "./set-tool-service.js";
@@ -42,6 +43,7 @@ export function registerCommands(program: Command, context: CliContext): void {
     registerCatalogCommands,
     registerToolSourceCommands,
     registerMcp,
+    registerNewToolService,
   ]) {
     register(program, context);
   }

@@ -93,8 +93,13 @@ describe("invoke-tool", () => {
   });
 
   it("reports a tool that is not configured, a broken descriptor, and a text-completion tool", async () => {
+    // Not in config: the catalog is asked next (announced tools live only there).
+    const unreachable = await tg(["invoke-tool", "-n", "ghost"], env);
+    expect(oneErrorLine(unreachable)).toMatch(/^tg: no tool 'ghost' in config, and the catalog could not be read: /);
+    gateway.handle("tool-registry", () => ok({ revision: { revision_number: 1, content_hash: "h", created_at: "2026-01-01T00:00:00.000Z", tool_count: 0, tools: [] } }));
     const missing = await tg(["invoke-tool", "-n", "ghost"], env);
-    expect(oneErrorLine(missing)).toBe("tg: no tool 'ghost' in config");
+    expect(oneErrorLine(missing)).toBe("tg: no tool 'ghost' in config or in the catalog");
+    expect(gateway.requestsTo("tool-registry").at(-1)!.body).toMatchObject({ operation: "current" });
 
     gateway.seed("tool", "broken", { type: "tool-service", name: "broken" });
     const broken = await tg(["invoke-tool", "-n", "broken"], env);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DefinedToolService, createLogger } from "@toolmesh/base";
 import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { JOKE_STYLES, chooseJoke, isJokeStyle } from "../../src/jokes.js";
-import { JokeService } from "../../src/joke-service.js";
+import { JOKE_STYLES, chooseJoke } from "../../src/jokes.js";
+import { tellJoke } from "../../src/tell-joke.js";
 
 describe("chooseJoke", () => {
   it("picks by style and topic, the same joke every time", () => {
@@ -18,15 +19,12 @@ describe("chooseJoke", () => {
   it("falls back to a template naming an unknown topic", () => {
     expect(chooseJoke("one-liner", "quantum physics")).toContain("quantum physics");
   });
-
-  it("knows its styles", () => {
-    expect(isJokeStyle("pun")).toBe(true);
-    expect(isJokeStyle("limerick")).toBe(false);
-  });
 });
 
-describe("JokeService.invoke", () => {
-  const service = new JokeService("joke");
+describe("the tell-joke tool", () => {
+  const jokes = (topic: string) => new DefinedToolService({ id: "joke-service", topic, tool: tellJoke });
+  const context = { id: "r1", logger: createLogger("joke-test", "silent") };
+  const service = { invoke: (user: string, config: Record<string, unknown>, args: Record<string, unknown>) => jokes("joke").invoke(user, config, args, context) };
 
   it("uses the style from config and the topic from arguments", async () => {
     expect(await service.invoke("u", { style: "dad-joke" }, { topic: "dogs" })).toBe("What do you call a dog magician? A labracadabrador.");
@@ -38,10 +36,20 @@ describe("JokeService.invoke", () => {
       "unknown style 'limerick': use one of pun, dad-joke, one-liner",
     );
     await expect(service.invoke("u", {}, {})).rejects.toThrow("argument 'topic' is required");
+    await expect(service.invoke("u", {}, { topic: "x", mood: "dark" })).rejects.toThrow("unknown argument 'mood'");
+  });
+
+  it("generates the arguments' JSON Schema from zod", () => {
+    expect(jokes("joke").manifest()[0]!.parameters_schema).toEqual({
+      type: "object",
+      properties: { topic: { type: "string", minLength: 1, description: "What the joke is about" } },
+      required: ["topic"],
+      additionalProperties: false,
+    });
   });
 
   it("describes one tool per style, bound to its topic with that style", () => {
-    const manifest = new JokeService("jokes-2").manifest();
+    const manifest = jokes("jokes-2").manifest();
     expect(manifest.map((t) => t.name)).toEqual(["tell-pun", "tell-dad-joke", "tell-one-liner"]);
     expect(manifest[1]!.binding).toEqual({
       kind: "tool-service",
