@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { ReplyError } from "@toolmesh/pulsar";
-import { ErrorType, type ManifestEntry, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ErrorType, type ManifestEntry, requestTopic, responseTopic, ServiceError } from "@toolmesh/schema";
 import { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
 
 /** What `run` gets besides its arguments: the caller, the validated config values, the request's id and logger. */
@@ -99,9 +98,9 @@ export class DefinedToolService extends DynamicToolService {
   // Not async: a streaming tool's iterable is returned as it is. Bad input is a rejection before `run` starts.
   invoke(user: string, config: Record<string, unknown>, args: Record<string, unknown>, context: InvocationContext): Promise<ToolResult> | AsyncIterable<ToolResult> {
     const parsedArgs = this.tool.input.safeParse(args);
-    if (!parsedArgs.success) return Promise.reject(new ReplyError(ErrorType.badRequest, describeInvalid("argument", parsedArgs.error, args)));
+    if (!parsedArgs.success) return Promise.reject(new ServiceError(ErrorType.badRequest, describeInvalid("argument", parsedArgs.error, args)));
     const parsedConfig = this.tool.config ? this.tool.config.safeParse(config) : { success: true as const, data: config };
-    if (!parsedConfig.success) return Promise.reject(new ReplyError(ErrorType.toolServiceError, describeInvalid("config", parsedConfig.error, config)));
+    if (!parsedConfig.success) return Promise.reject(new ServiceError(ErrorType.toolServiceError, describeInvalid("config", parsedConfig.error, config)));
     try {
       const result = this.tool.run(parsedArgs.data, { ...context, user, config: parsedConfig.data });
       return isAsyncIterable(result) ? result : Promise.resolve(result);

@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from "fastify";
 import type { Logger } from "pino";
-import { ErrorType } from "@toolmesh/schema";
+import { ErrorType, ServiceError } from "@toolmesh/schema";
 import type { ServiceMetrics } from "./metrics.js";
 
 /** A check that can say why it fails; /readyz lists the reasons of failing checks. */
@@ -87,20 +87,22 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler(async (_request, reply) =>
-    reply.status(404).send({ error: { type: "not-found", message: "no such route" } }),
+    reply.status(404).send(new ServiceError(ErrorType.notFound, "no such route").body),
   );
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    // A route's own refusal (not found, bad request, unauthorized): its type, message and status as thrown.
+    if (error instanceof ServiceError && error.status < 500) return reply.status(error.status).send(error.body);
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error, url: request.url }, "request failed");
-      return reply.status(status).send({ error: { type: "internal-error", message: "internal error; see the service log" } });
+      return reply.status(status).send(new ServiceError(ErrorType.internal, "internal error; see the service log").body);
     }
     if (status === 413) {
       const limit = options.bodyLimitBytes ?? 5 * 1024 * 1024;
-      return reply.status(413).send({ error: { type: ErrorType.tooLarge, message: `the request body is over this service's limit of ${limit} bytes` } });
+      return reply.status(413).send(new ServiceError(ErrorType.tooLarge, `the request body is over this service's limit of ${limit} bytes`).body);
     }
-    return reply.status(status).send({ error: { type: "bad-request", message: error.message } });
+    return reply.status(status).send(new ServiceError(ErrorType.badRequest, error.message).body);
   });
 
   app.get("/healthz", async () => ({ status: "ok" }));

@@ -9,7 +9,6 @@ export { ConcurrencyLimiter } from "./limiter.js";
 export { RequestClient, type RequestClientOptions, type RequestOptions } from "./request-client.js";
 export {
   DEFAULT_MAX_BACKLOG,
-  ReplyError,
   serve,
   type RequestContext,
   type RequestOutcome,

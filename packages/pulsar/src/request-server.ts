@@ -1,4 +1,4 @@
-import { ErrorType, type WireError } from "@toolmesh/schema";
+import { ErrorType, ServiceError, type WireError } from "@toolmesh/schema";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { PulsarClient, Subscription } from "./client.js";
@@ -6,17 +6,6 @@ import { isExpired } from "./deadline.js";
 import { MessageTooLargeError } from "./errors.js";
 import { decodeJson } from "./json.js";
 import type { IncomingMessage, Properties } from "./transport.js";
-
-/** Throw it from a handler to choose the error type of the reply (otherwise `errorType` is used). */
-export class ReplyError extends Error {
-  override name = "ReplyError";
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface RequestContext {
   id: string;
@@ -45,7 +34,7 @@ export interface ServeOptions<S extends z.ZodType, R> {
   handler: (request: z.output<S>, context: RequestContext) => Promise<R> | AsyncIterable<R>;
   /** Builds this service's error reply, e.g. `{error, response: "", end_of_stream: true}`. */
   errorReply: (error: WireError) => R;
-  /** Error type for a handler that throws something other than ReplyError. */
+  /** Error type for a handler that throws something other than a ServiceError. */
   errorType?: string;
   concurrency?: number;
   /** Requests in hand at once (handled + waiting for a slot); past it new ones get `overloaded` (default 1000). */
@@ -143,7 +132,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       }
     } catch (err) {
       outcome = "error";
-      const type = err instanceof ReplyError ? err.type : (options.errorType ?? ErrorType.internal);
+      const type = err instanceof ServiceError ? err.type : (options.errorType ?? ErrorType.internal);
       const text = err instanceof Error ? err.message : String(err);
       context.logger.warn({ err, type }, "request failed");
       await replyError(type, text, id);

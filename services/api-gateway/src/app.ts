@@ -1,11 +1,10 @@
 import websocket from "@fastify/websocket";
 import type { Logger } from "pino";
 import { type ConfigView, ServiceRuntime, type RuntimeOptions } from "@toolmesh/base";
-import { ConfigType, TenantPolicy, WorkspaceRegistry } from "@toolmesh/schema";
+import { ConfigType, TenantPolicy, WorkspaceRegistry, ServiceError, ErrorType } from "@toolmesh/schema";
 import { bearerAuth } from "./auth.js";
 import { Dispatcher } from "./dispatch.js";
 import type { GatewayEnv } from "./env.js";
-import { GatewayError, GatewayErrorType } from "./errors.js";
 import { registerOpenApiRoute } from "./handlers/openapi.js";
 import { registerRestRoutes } from "./handlers/rest.js";
 import { registerSocketRoute } from "./handlers/socket.js";
@@ -67,7 +66,7 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
         api.addHook("onRequest", bearerAuth(env.GATEWAY_TOKEN, (request) => request.routeOptions.url === `${API_PREFIX}/socket`));
       }
       api.setNotFoundHandler(async (request, reply) => {
-        const error = new GatewayError(404, GatewayErrorType.notFound, `no route ${request.method} ${request.url.split("?")[0]}`);
+        const error = new ServiceError(ErrorType.notFound, `no route ${request.method} ${request.url.split("?")[0]}`);
         return reply.status(404).send(error.body);
       });
       const workspaces = new KnownWorkspaces(registry);

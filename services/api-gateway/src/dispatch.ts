@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
 import { ClientPool, type ClientLease, type ServiceMetrics } from "@toolmesh/base";
 import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError } from "@toolmesh/pulsar";
-import { describeIssues } from "@toolmesh/schema";
-import { GatewayError, GatewayErrorType } from "./errors.js";
+import { describeIssues, ServiceError, ErrorType } from "@toolmesh/schema";
 import type { ServiceRoute } from "./services.js";
 
 type RouteClient = RequestClient<ServiceRoute["responseSchema"]>;
@@ -51,14 +50,14 @@ export class Dispatcher {
 
   /**
    * Sends `body` to the route's service and hands every reply to `hooks.onReply`. Resolves after the last
-   * reply; rejects with a GatewayError (bad body, no subscription, timeout naming the service and topics)
+   * reply; rejects with a ServiceError (bad body, no subscription, timeout naming the service and topics)
    * or a Pulsar error.
    */
   async dispatch(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
     if (this.closed) throw new ClosedError("the gateway is shutting down");
     const parsed = route.requestSchema.safeParse(body);
     if (!parsed.success) {
-      throw new GatewayError(400, GatewayErrorType.badRequest, `invalid ${route.kind} request: ${describeIssues(parsed.error)}`);
+      throw new ServiceError(ErrorType.badRequest, `invalid ${route.kind} request: ${describeIssues(parsed.error)}`);
     }
     // Encoding the parsed value turns decoded fields (JSON-encoded strings) back into their wire form.
     const wire = route.requestSchema.encode(parsed.data);
@@ -128,7 +127,7 @@ export class Dispatcher {
       timer = setTimeout(() => {
         const message = `${describeService(route)}: could not subscribe to ${route.responseTopic} within ${route.timeoutMs} ms ` +
           "(is the broker reachable, and does the topic's namespace exist?)";
-        reject(new GatewayError(503, GatewayErrorType.unavailable, message));
+        reject(new ServiceError(ErrorType.unavailable, message));
       }, route.timeoutMs);
     });
     try {
@@ -170,14 +169,13 @@ export class Dispatcher {
 const describeService = (route: ServiceRoute) => (route.pooled ? `tool service '${route.name}'` : `service '${route.name}'`);
 
 /** What timed out, in the service's terms: who was silent, for how long, which knob says so, and where. */
-function timeoutError(route: ServiceRoute, err: RequestTimeoutError, replies: number): GatewayError {
+function timeoutError(route: ServiceRoute, err: RequestTimeoutError, replies: number): ServiceError {
   const silence =
     replies === 0
       ? `sent no reply within ${err.timeoutMs} ms`
       : `sent ${replies} ${replies === 1 ? "reply" : "replies"}, then nothing more for ${err.timeoutMs} ms`;
-  return new GatewayError(
-    504,
-    GatewayErrorType.timeout,
+  return new ServiceError(
+    ErrorType.timeout,
     `${describeService(route)} ${silence} (${route.timeoutSetting}): request ${err.requestId} went to ${err.requestTopic}, ` +
       `replies are read on ${err.responseTopic}; is a service consuming ${err.requestTopic}?`,
   );

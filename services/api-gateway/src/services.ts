@@ -1,28 +1,6 @@
 import type { z } from "zod";
 import type { ConfigView } from "@toolmesh/base";
-import {
-  AgentRequest,
-  AgentResponse,
-  AgentRunsRequest,
-  AgentRunsResponse,
-  ConfigRequest,
-  ConfigResponse,
-  ConfigType,
-  McpToolRequest,
-  McpToolResponse,
-  ServiceName,
-  type TenantPolicy,
-  ToolRegistryRequest,
-  ToolRegistryResponse,
-  ToolServiceDescriptor,
-  ToolServiceRequest,
-  ToolServiceResponse,
-  parseTopic,
-  requestTopic,
-  responseTopic,
-  workspaceConfigTopics,
-} from "@toolmesh/schema";
-import { GatewayError, GatewayErrorType } from "./errors.js";
+import { AgentRequest, AgentResponse, AgentRunsRequest, AgentRunsResponse, ConfigRequest, ConfigResponse, ConfigType, McpToolRequest, McpToolResponse, ServiceName, type TenantPolicy, ToolRegistryRequest, ToolRegistryResponse, ToolServiceDescriptor, ToolServiceRequest, ToolServiceResponse, parseTopic, requestTopic, responseTopic, workspaceConfigTopics, ServiceError, ErrorType } from "@toolmesh/schema";
 
 /** Everything the dispatcher needs to forward one request and know when its replies end. */
 export interface ServiceRoute {
@@ -134,24 +112,23 @@ export class ServiceTable {
     return { ...this.fixed[ServiceName.config]!, requestTopic: topics.request, responseTopic: topics.response };
   }
 
-  /** The route for `name`; throws a GatewayError (403, 404, 502 or 503) when there is none to use. */
+  /** The route for `name`; throws a ServiceError (403, 404, 502 or 503) when there is none to use. */
   resolve(name: string): ServiceRoute {
     const fixed = Object.hasOwn(this.fixed, name) ? this.fixed[name] : undefined;
     if (fixed) return fixed;
     if (!this.config.ready) {
-      throw new GatewayError(503, GatewayErrorType.unavailable, "configuration is not loaded yet; retry shortly");
+      throw new ServiceError(ErrorType.unavailable, "configuration is not loaded yet; retry shortly");
     }
     // Parsed once per config version by the view; a Map lookup, so `__proto__` and friends find nothing.
     const { items, invalid } = this.config.parsed(ConfigType.toolService, ToolServiceDescriptor);
     const unusable = (reason: string) =>
-      new GatewayError(502, GatewayErrorType.configError, `tool-service descriptor '${name}' is unusable: ${reason}`);
+      new ServiceError(ErrorType.configError, `tool-service descriptor '${name}' is unusable: ${reason}`);
     const descriptor = items.get(name);
     if (!descriptor) {
       const refused = invalid.find((i) => i.key === name);
       if (refused) throw unusable(refused.reason);
-      throw new GatewayError(
-        404,
-        GatewayErrorType.unknownService,
+      throw new ServiceError(
+        ErrorType.unknownService,
         `unknown service '${name}': not one of ${this.fixedNames.join(", ")}, and no tool-service descriptor has id '${name}'`,
       );
     }
@@ -162,7 +139,7 @@ export class ServiceTable {
       throw unusable((err as Error).message);
     }
     const outside = this.tenants.firstProblem([descriptor.requestTopic, descriptor.responseTopic]);
-    if (outside) throw new GatewayError(403, GatewayErrorType.forbidden, `tool-service descriptor '${name}' is refused: ${outside}`);
+    if (outside) throw new ServiceError(ErrorType.forbidden, `tool-service descriptor '${name}' is refused: ${outside}`);
     return {
       kind: ConfigType.toolService,
       name,

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ErrorType, ServiceError } from "@toolmesh/schema";
 
 // Hashing both sides gives equal lengths, so the comparison takes the same time whatever was sent.
 const digest = (text: string) => createHash("sha256").update(text).digest();
@@ -35,7 +36,7 @@ export function bearerAuth({ token, metadataUrl }: AuthOptions) {
       ...(presented === undefined ? [] : ['error="invalid_token"']),
       ...(metadataUrl ? [`resource_metadata="${metadataUrl}"`] : []),
     ].join(", ");
-    await reply.status(401).header("www-authenticate", challenge).send({ error: { type: "unauthorized", message } });
+    await reply.status(401).header("www-authenticate", challenge).send(new ServiceError(ErrorType.unauthorized, message).body);
   };
 }
 
@@ -66,6 +67,6 @@ export function originCheck(allowed: readonly string[]) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     if (origin === undefined || origins.has(origin)) return;
-    await reply.status(403).send({ error: { type: "forbidden", message: `origin '${origin}' may not call this MCP server (MCP_ALLOWED_ORIGINS)` } });
+    await reply.status(403).send(new ServiceError(ErrorType.forbidden, `origin '${origin}' may not call this MCP server (MCP_ALLOWED_ORIGINS)`).body);
   };
 }

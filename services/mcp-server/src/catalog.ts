@@ -1,15 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
-import {
-  type CatalogRevision,
-  ServiceName,
-  ToolRegistryPush,
-  ToolRegistryResponse,
-  Topics,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/schema";
+import { type CatalogRevision, ServiceName, ToolRegistryPush, ToolRegistryResponse, Topics, requestTopic, responseTopic, ErrorType } from "@toolmesh/schema";
 
 /** The registry answered that it has no such revision (or no revision at all yet). */
 export class UnknownRevisionError extends Error {
@@ -129,7 +121,7 @@ export class RevisionCatalog {
     const reply = await this.registry.request(request);
     this.answered = true;
     if (reply.error) {
-      if (reply.error.type === "not-found") throw new UnknownRevisionError(reply.error.message);
+      if (reply.error.type === ErrorType.notFound) throw new UnknownRevisionError(reply.error.message);
       throw new Error(`tool registry: ${reply.error.type}: ${reply.error.message}`);
     }
     return reply;

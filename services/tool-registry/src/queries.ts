@@ -1,19 +1,6 @@
-import type { CatalogDiff, CatalogRevision, RevisionSummary, SourceStatus } from "@toolmesh/schema";
+import { type CatalogDiff, type CatalogRevision, ErrorType, type RevisionSummary, ServiceError, type SourceStatus } from "@toolmesh/schema";
 import { diffRevisions } from "./catalog/diff.js";
 import type { RegistryStore } from "./store.js";
-
-/** A lookup that found nothing, or asked wrongly; carries the HTTP status for the read API. */
-export class QueryError extends Error {
-  constructor(
-    readonly type: "not-found" | "bad-request",
-    message: string,
-  ) {
-    super(message);
-  }
-  get status(): number {
-    return this.type === "not-found" ? 404 : 400;
-  }
-}
 
 /** Read operations shared by the bus handler and the HTTP API. */
 export class RegistryQueries {
@@ -21,7 +8,7 @@ export class RegistryQueries {
 
   current(): CatalogRevision {
     const latest = this.store.latest();
-    if (!latest) throw new QueryError("not-found", "the catalog has no revision yet: refresh it first");
+    if (!latest) throw new ServiceError(ErrorType.notFound, "the catalog has no revision yet: refresh it first");
     return latest;
   }
 
@@ -29,15 +16,15 @@ export class RegistryQueries {
   revision(ref: { revision_number?: number | undefined; content_hash?: string | undefined }): CatalogRevision {
     if (ref.revision_number !== undefined) {
       const found = this.store.byNumber(ref.revision_number);
-      if (!found) throw new QueryError("not-found", `no catalog revision ${ref.revision_number}`);
+      if (!found) throw new ServiceError(ErrorType.notFound, `no catalog revision ${ref.revision_number}`);
       return found;
     }
     if (ref.content_hash) {
       const found = this.store.byHash(ref.content_hash);
-      if (!found) throw new QueryError("not-found", `no catalog revision with hash ${ref.content_hash}`);
+      if (!found) throw new ServiceError(ErrorType.notFound, `no catalog revision with hash ${ref.content_hash}`);
       return found;
     }
-    throw new QueryError("bad-request", "give revision_number or content_hash");
+    throw new ServiceError(ErrorType.badRequest, "give revision_number or content_hash");
   }
 
   list(limit: number): RevisionSummary[] {
@@ -48,7 +35,7 @@ export class RegistryQueries {
   diff(from?: number, to?: number): CatalogDiff {
     const target = to !== undefined ? this.revision({ revision_number: to }) : this.current();
     const fromNumber = from ?? target.revision_number - 1;
-    if (fromNumber < 1) throw new QueryError("bad-request", `revision ${target.revision_number} has no earlier revision to compare with`);
+    if (fromNumber < 1) throw new ServiceError(ErrorType.badRequest, `revision ${target.revision_number} has no earlier revision to compare with`);
     return diffRevisions(this.revision({ revision_number: fromNumber }), target);
   }
 

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire, type WireError } from "@toolmesh/schema";
+import { ServiceError, ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire, type WireError } from "@toolmesh/schema";
 import { clientOptions, topicClients, type TransportKind, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import {
   PulsarClient,
-  ReplyError,
   ReplyFormatError,
   RequestClient,
   RequestTimeoutError,
@@ -44,7 +43,7 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       onFinished: (outcome) => outcomes.push(outcome),
       handler: (request) => {
         const args = request.arguments;
-        if (args.fail === "reply-error") throw new ReplyError("quota-exceeded", "too many jokes today");
+        if (args.fail === "reply-error") throw new ServiceError("quota-exceeded", "too many jokes today");
         if (args.fail) throw new Error(`asked to fail: ${String(args.fail)}`);
         if (typeof args.chunks === "number") {
           const count = args.chunks;

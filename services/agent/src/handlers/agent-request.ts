@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type AgentRequest, type AgentResponse, inToolGroups } from "@toolmesh/schema";
+import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
 import type { CatalogClient } from "../catalog-client.js";
 import type { RunStore } from "../run-store.js";
@@ -16,7 +16,7 @@ export interface AgentHandlerDeps {
 export const NO_LLM_MESSAGE = "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service";
 
 function errorReply(message: string, runId: string | null, revision: number | null): Reply {
-  return { message_type: "error", content: message, end_of_message: true, end_of_dialog: true, error: { type: "agent-error", message }, run_id: runId, catalog_revision: revision };
+  return { message_type: "error", content: message, end_of_message: true, end_of_dialog: true, error: { type: ErrorType.agentError, message }, run_id: runId, catalog_revision: revision };
 }
 
 /**

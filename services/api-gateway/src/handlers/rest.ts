@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Dispatcher } from "../dispatch.js";
-import { GatewayErrorType, toGatewayError } from "../errors.js";
+import { toServiceError } from "../errors.js";
 import type { ServiceRoute, ServiceTable } from "../services.js";
 import { isTrustGraphKind, present } from "../tg/present.js";
 import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
 import { decodeRequest } from "../tg/requests.js";
 import { type KnownWorkspaces, WORKSPACE_NOT_FOUND } from "../tg/workspaces.js";
+import { ErrorType } from "@toolmesh/schema";
 
 interface FlowParams {
   flow: string;
@@ -64,7 +65,7 @@ async function forward(request: FastifyRequest, reply: FastifyReply, dispatcher:
     const answer = route.kind === "tool-service" || (all && route.streamed) ? replies : replies.at(-1);
     return await reply.status(200).send(answer);
   } catch (err) {
-    const error = toGatewayError(err);
+    const error = toServiceError(err);
     if (error.status >= 500) request.log.warn({ err, service: route.name }, "request failed");
     return reply.status(trustGraph ? 200 : error.status).send(error.body);
   }
@@ -96,7 +97,7 @@ export function registerRestRoutes(app: FastifyInstance, services: ServiceTable,
       try {
         known = workspaces.has(workspace);
       } catch (err) {
-        return reply.status(200).send(toGatewayError(err).body);
+        return reply.status(200).send(toServiceError(err).body);
       }
       if (!known) return reply.status(404).send(WORKSPACE_NOT_FOUND.rest);
       return forward(request, reply, dispatcher, services.workspaceConfig(workspace), { ...body, workspace });
@@ -107,9 +108,9 @@ export function registerRestRoutes(app: FastifyInstance, services: ServiceTable,
       try {
         route = services.resolve(request.params.service);
       } catch (err) {
-        const error = toGatewayError(err);
+        const error = toServiceError(err);
         // TrustGraph's body for a kind it does not have; toolmesh adds why (e.g. no such tool-service descriptor).
-        if (error.type === GatewayErrorType.unknownService) return reply.status(404).send({ error: "unknown kind", detail: error.message });
+        if (error.type === ErrorType.unknownService) return reply.status(404).send({ error: "unknown kind", detail: error.message });
         if (error.status >= 500) request.log.warn({ err, service: request.params.service }, "request failed");
         return reply.status(error.status).send(error.body);
       }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { RawData } from "ws";
 import { z } from "zod";
-import type { WireError } from "@toolmesh/schema";
+import { ErrorType, type WireError } from "@toolmesh/schema";
 import { presentedToken, tokenChecker } from "../auth.js";
 import type { Dispatcher } from "../dispatch.js";
-import { GatewayErrorType, toGatewayError } from "../errors.js";
+import { toServiceError } from "../errors.js";
 import type { ServiceRoute, ServiceTable } from "../services.js";
 import { isTrustGraphKind, present } from "../tg/present.js";
 import { BAD_OPERATION, DEFAULT_WORKSPACE, GLOBAL_OPERATIONS, KNOWN_FLOWS, WORKSPACE_ONLY_REFUSED } from "../tg/registry.js";
@@ -108,9 +108,9 @@ export function registerSocketRoute(
       } catch (err) {
         // Only a service nobody knows gets TrustGraph's terse answer; a refused one (another tenant's
         // queue, an unusable descriptor) says why.
-        const error = toGatewayError(err);
-        if (error.type !== GatewayErrorType.unknownService) return { error: error.body.error };
-        return { error: { type: "unknown-service", message: "unknown service" } };
+        const error = toServiceError(err);
+        if (error.type !== ErrorType.unknownService) return { error: error.body.error };
+        return { error: { type: ErrorType.unknownService, message: "unknown service" } };
       }
       if (!workspaces.has(workspace)) return { error: WORKSPACE_NOT_FOUND.socket };
       if (!KNOWN_FLOWS.has(flow)) return { error: { type: "error", message: `Invalid flow ${workspace}/${flow}` } };
@@ -123,7 +123,7 @@ export function registerSocketRoute(
         found = lookup(frame);
       } catch (err) {
         // A tool-service descriptor that cannot be used, or config not loaded yet.
-        found = { error: toGatewayError(err).body.error };
+        found = { error: toServiceError(err).body.error };
       }
       if ("error" in found) {
         // A bad-operation is the config service's answer in TrustGraph: it travels inside `response`.
@@ -137,7 +137,7 @@ export function registerSocketRoute(
           onReply: (response, last) => send({ id: frame.id, response: present(route.kind, response), complete: last }),
         });
       } catch (err) {
-        const error = toGatewayError(err);
+        const error = toServiceError(err);
         if (error.status >= 500) request.log.warn({ err, service: frame.service }, "socket request failed");
         // TrustGraph's requestor errors travel inside `response`; toolmesh's own kinds keep the error frame.
         if (isTrustGraphKind(route.kind)) send({ id: frame.id, response: error.body, complete: true });

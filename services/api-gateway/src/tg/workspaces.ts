@@ -1,6 +1,5 @@
 import type { ConfigView } from "@toolmesh/base";
-import { WorkspaceRegistry } from "@toolmesh/schema";
-import { GatewayError, GatewayErrorType } from "../errors.js";
+import { WorkspaceRegistry, ServiceError, ErrorType } from "@toolmesh/schema";
 
 /**
  * The workspaces that exist: those registered in config (`__workspaces__ / workspace / <id>`), as
@@ -13,7 +12,7 @@ export class KnownWorkspaces {
   /** True when `workspace` is registered; throws 503 while the registry has not been read yet. */
   has(workspace: string): boolean {
     if (!this.view.ready) {
-      throw new GatewayError(503, GatewayErrorType.unavailable, "the workspace registry is not loaded yet; retry shortly");
+      throw new ServiceError(ErrorType.unavailable, "the workspace registry is not loaded yet; retry shortly");
     }
     return Object.hasOwn(this.view.values(WorkspaceRegistry.type), workspace);
   }

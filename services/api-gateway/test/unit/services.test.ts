@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigView, parseItems } from "@toolmesh/base";
-import { TenantPolicy, requestTopic, responseTopic } from "@toolmesh/schema";
-import { GatewayError } from "../../src/errors.js";
+import { TenantPolicy, requestTopic, responseTopic, ServiceError } from "@toolmesh/schema";
 import { ServiceTable } from "../../src/services.js";
 
 // Only `ready` and `parsed` are read; a real ConfigView is exercised by the integration tests.
@@ -10,13 +9,13 @@ function table(descriptors: Record<string, string> | null, allowedTenants: strin
   return new ServiceTable(view, { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 }, new TenantPolicy(undefined, allowedTenants));
 }
 
-function failure(fn: () => unknown): GatewayError {
+function failure(fn: () => unknown): ServiceError {
   try {
     fn();
   } catch (err) {
-    if (err instanceof GatewayError) return err;
+    if (err instanceof ServiceError) return err;
   }
-  throw new Error("expected a GatewayError");
+  throw new Error("expected a ServiceError");
 }
 
 describe("ServiceTable", () => {

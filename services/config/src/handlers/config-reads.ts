@@ -1,10 +1,9 @@
-import { ReplyError } from "@toolmesh/pulsar";
-import { ErrorType } from "@toolmesh/schema";
+import { ErrorType, ServiceError } from "@toolmesh/schema";
 import type { ConfigStore } from "../store.js";
 import type { ConfigOperationHandler, IncomingConfigRequest } from "./config-request.js";
 
 export function requireType(request: IncomingConfigRequest): string {
-  if (!request.type) throw new ReplyError(ErrorType.badRequest, `'${request.operation}' needs a 'type'`);
+  if (!request.type) throw new ServiceError(ErrorType.badRequest, `'${request.operation}' needs a 'type'`);
   return request.type;
 }
 
@@ -15,7 +14,7 @@ export function requireType(request: IncomingConfigRequest): string {
 export function readOperations(store: ConfigStore) {
   return {
     get: ({ keys }, workspace) => {
-      if (keys.length === 0) throw new ReplyError(ErrorType.badRequest, "'get' needs at least one key");
+      if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'get' needs at least one key");
       return { version: store.version, values: store.get(workspace, keys) };
     },
     list: (request, workspace) => ({ version: store.version, directory: store.keys(workspace, requireType(request)) }),

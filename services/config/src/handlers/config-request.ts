@@ -1,5 +1,4 @@
-import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, WorkspaceConfigOperations } from "@toolmesh/schema";
+import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, WorkspaceConfigOperations, ServiceError } from "@toolmesh/schema";
 import { z } from "zod";
 import type { ConfigStore } from "../store.js";
 import { allWorkspaceOperations } from "./config-all-workspaces.js";
@@ -47,7 +46,7 @@ const SMALLER_READ: Record<string, string> = {
 const lookup = <T>(table: Record<string, T>, name: string): T | undefined => (Object.hasOwn(table, name) ? table[name] : undefined);
 
 const badOperation = (request: IncomingConfigRequest, where: string) =>
-  new ReplyError(ErrorType.badOperation, `Bad operation '${request.operation}' ${where}`);
+  new ServiceError(ErrorType.badOperation, `Bad operation '${request.operation}' ${where}`);
 
 /**
  * Answers config requests (TrustGraph's protocol, design §2) on the system queue and on the per-workspace
@@ -63,7 +62,7 @@ export function createConfigHandlers(deps: ConfigHandlerDeps) {
     const bytes = Buffer.byteLength(JSON.stringify(reply));
     if (bytes > deps.limits.maxReplyBytes) {
       const what = request.operation === "getvalues" ? `type '${request.type}' in workspace '${workspace}'` : `the '${request.operation}' reply for workspace '${workspace}'`;
-      throw new ReplyError(
+      throw new ServiceError(
         ErrorType.tooLarge,
         `${what} is ${bytes} bytes, over CONFIG_MAX_REPLY_BYTES (${deps.limits.maxReplyBytes}); ${lookup(SMALLER_READ, request.operation) ?? "ask for less"}`,
       );
@@ -78,7 +77,7 @@ export function createConfigHandlers(deps: ConfigHandlerDeps) {
       if (across) return bounded(request, "", across);
       const operation = lookup(oneWorkspace, request.operation);
       if (!operation) throw badOperation(request, "on the config queue");
-      if (request.workspace === "") throw new ReplyError(ErrorType.badRequest, "Workspace is required");
+      if (request.workspace === "") throw new ServiceError(ErrorType.badRequest, "Workspace is required");
       return bounded(request, request.workspace, operation);
     },
     /** A workspace's queue (`request:tg:config:<ws>`): one-workspace operations, on that workspace only. */

@@ -1,5 +1,4 @@
-import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigValue, ErrorType, isReservedWorkspace } from "@toolmesh/schema";
+import { type ConfigValue, ErrorType, isReservedWorkspace, ServiceError } from "@toolmesh/schema";
 import { TypeOverLimit } from "../store.js";
 import { descriptorProblem } from "../validate.js";
 import { pushFor, registrationsIn, workspaceIdProblem } from "../workspaces.js";
@@ -22,7 +21,7 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
     const named = registrationsIn(workspace, values);
     const implicit = !isReservedWorkspace(workspace) && !store.workspaces().includes(workspace) ? [workspace] : [];
     const problems = [...named, ...implicit].map(workspaceIdProblem).filter((p): p is string => p !== null);
-    if (problems.length > 0) throw new ReplyError(ErrorType.badRequest, `put refused: ${problems.join("; ")}`);
+    if (problems.length > 0) throw new ServiceError(ErrorType.badRequest, `put refused: ${problems.join("; ")}`);
     return implicit;
   };
 
@@ -34,18 +33,18 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
 
   return {
     put: async ({ values }, workspace) => {
-      if (values.length === 0) throw new ReplyError(ErrorType.badRequest, "'put' needs at least one value");
+      if (values.length === 0) throw new ServiceError(ErrorType.badRequest, "'put' needs at least one value");
       const oversized = oversizedValues(values, limits.maxValueBytes);
-      if (oversized.length > 0) throw new ReplyError(ErrorType.tooLarge, `put refused: ${oversized.join("; ")}`);
+      if (oversized.length > 0) throw new ServiceError(ErrorType.tooLarge, `put refused: ${oversized.join("; ")}`);
       const problems = values.map(descriptorProblem).filter((p): p is string => p !== null);
-      if (problems.length > 0) throw new ReplyError(ErrorType.configError, problems.join("; "));
+      if (problems.length > 0) throw new ServiceError(ErrorType.configError, problems.join("; "));
       const register = toRegister(workspace, values);
       try {
         const result = store.write(workspace, { put: values, register }, limits.maxReplyBytes);
         return await announce(workspace, [...new Set(values.map((v) => v.type))], result);
       } catch (err) {
         if (!(err instanceof TypeOverLimit)) throw err;
-        throw new ReplyError(
+        throw new ServiceError(
           ErrorType.tooLarge,
           `put refused: type '${err.type}' in workspace '${workspace}' would need a ${err.bytes}-byte getvalues reply, ` +
             `over CONFIG_MAX_REPLY_BYTES (${err.limit}); delete or shrink items of that type first`,
@@ -54,7 +53,7 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
     },
     // Keys that are not there are ignored, as TrustGraph does; the version still moves and a push goes out.
     delete: async ({ keys }, workspace) => {
-      if (keys.length === 0) throw new ReplyError(ErrorType.badRequest, "'delete' needs at least one key");
+      if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'delete' needs at least one key");
       const result = store.write(workspace, { delete: keys });
       return announce(workspace, [...new Set(keys.map((k) => k.type))], result);
     },

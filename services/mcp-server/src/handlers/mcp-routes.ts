@@ -7,6 +7,7 @@ import { type PinMode, SessionCatalog } from "../session-catalog.js";
 import { type SessionFactoryDeps, openSession } from "../session-factory.js";
 import type { SessionRegistry } from "../sessions.js";
 import type { ToolViews } from "../tool-view.js";
+import { ErrorType } from "@toolmesh/schema";
 
 export interface McpRouteDeps extends SessionFactoryDeps {
   catalog: RevisionCatalog;
@@ -66,7 +67,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     const { id, session } = existing(request, group);
     if (id !== undefined) {
-      if (!session) return rpcError(reply, 404, -32001, "not-found", `session '${id}' not found (closed, expired, or opened at another URL): initialize again`);
+      if (!session) return rpcError(reply, 404, -32001, ErrorType.notFound, `session '${id}' not found (closed, expired, or opened at another URL): initialize again`);
       return handOver(session.transport, request, reply, deps.logger, body);
     }
     const rpcId = requestId(body);
@@ -85,7 +86,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       if (err instanceof UnknownRevisionError && pin.number !== null) {
         const newest = deps.catalog.latestNumber;
         const hint = newest > 0 ? ` (the newest is ${newest}; omit ?revision= for it)` : "";
-        return rpcError(reply, 404, ErrorCode.InvalidParams, "not-found", `unknown catalog revision ${pin.number}: ${reason}${hint}`, rpcId);
+        return rpcError(reply, 404, ErrorCode.InvalidParams, ErrorType.notFound, `unknown catalog revision ${pin.number}: ${reason}${hint}`, rpcId);
       }
       deps.logger.warn({ reason }, "could not open a session: no catalog revision");
       return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", `no catalog to serve: ${reason}`, rpcId);
@@ -98,7 +99,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     const group = groupOf(request);
     const { id, session } = existing(request, group ?? null);
     if (id === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: initialize first");
-    if (!session) return rpcError(reply, 404, -32001, "not-found", `session '${id}' not found: initialize again`);
+    if (!session) return rpcError(reply, 404, -32001, ErrorType.notFound, `session '${id}' not found: initialize again`);
     if (request.method === "GET") {
       session.openStreams++;
       reply.raw.once("close", () => {
@@ -125,7 +126,7 @@ async function handOver(transport: StreamableHTTPServerTransport, request: Fasti
     logger.error({ err }, "MCP transport failed on a request");
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(500, { "content-type": "application/json" });
-      reply.raw.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "internal error; see the service log", data: { type: "internal-error" } } }));
+      reply.raw.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "internal error; see the service log", data: { type: ErrorType.internal } } }));
     } else reply.raw.end();
   }
 }

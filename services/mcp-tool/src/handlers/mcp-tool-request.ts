@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import { ReplyError } from "@toolmesh/pulsar";
-import { ErrorType, McpToolRequest, type McpToolResponse } from "@toolmesh/schema";
+import { ErrorType, McpToolRequest, type McpToolResponse, ServiceError } from "@toolmesh/schema";
 import { McpServerError } from "../mcp-errors.js";
 import type { McpEntryLookup } from "../mcp-entries.js";
 import { toWireReply } from "../result.js";
@@ -20,7 +19,7 @@ export interface McpToolHandlerDeps {
   env?: NodeJS.ProcessEnv;
 }
 
-const mcpError = (message: string) => new ReplyError(ErrorType.mcpToolError, message);
+const mcpError = (message: string) => new ServiceError(ErrorType.mcpToolError, message);
 
 /** Answers one mcp-tool request: the `mcp` entry `name` says which server and remote tool. */
 export function createMcpToolHandler({ lookup, pool, configLoaded, env = process.env }: McpToolHandlerDeps) {
@@ -38,7 +37,7 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
   };
 
   /** A call the server refused: when the tool is simply not there, say so and list what is. */
-  const missingTool = async (target: McpServerTarget, name: string, remote: string, deadline: number): Promise<ReplyError | undefined> => {
+  const missingTool = async (target: McpServerTarget, name: string, remote: string, deadline: number): Promise<ServiceError | undefined> => {
     const tools = await pool.listTools(target, deadline).catch(() => undefined);
     if (!tools || tools.some((tool) => tool.name === remote)) return undefined;
     const offered = tools.map((tool) => tool.name);

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { FastifyInstance } from "@toolmesh/base";
-import { QueryError, type RegistryQueries } from "../queries.js";
+import { ErrorType, ServiceError } from "@toolmesh/schema";
+import type { RegistryQueries } from "../queries.js";
 import type { CatalogRefresher } from "../refresh.js";
 
-const error = (type: string, message: string) => ({ error: { type, message } });
+const error = (type: ErrorType, message: string) => new ServiceError(type, message).body;
 
 function tokenMatches(header: string | undefined, token: string | undefined): boolean {
   if (!token || !header?.startsWith("Bearer ")) return false;
@@ -20,41 +21,32 @@ const RevisionRef = z.union([
 const DiffQuery = z.object({ from: z.coerce.number().int().positive().optional(), to: z.coerce.number().int().positive().optional() });
 const ListQuery = z.object({ limit: z.coerce.number().int().positive().max(1000).default(100) });
 
-/** The admin refresh (bearer token) and the catalog read API. */
+/** The admin refresh (bearer token) and the catalog read API; a query's ServiceError answers with its status. */
 export function registerRegistryRoutes(app: FastifyInstance, queries: RegistryQueries, refresher: CatalogRefresher, adminToken: string | undefined): void {
   app.post("/admin/tools/refresh", async (request, reply) => {
     if (!tokenMatches(request.headers.authorization, adminToken)) {
       const message = adminToken ? "a valid 'Authorization: Bearer <admin token>' is required" : "the admin API is off: set REGISTRY_ADMIN_TOKEN";
-      return reply.status(401).send(error("unauthorized", message));
+      return reply.status(401).send(error(ErrorType.unauthorized, message));
     }
     const result = await refresher.refresh("admin http");
     return { revision_number: result.revision.revision_number, content_hash: result.revision.content_hash, created: result.created, tool_count: result.revision.tool_count, sources: result.sources };
   });
 
-  const answer = async <T>(reply: { status(code: number): { send(body: unknown): unknown } }, produce: () => T) => {
-    try {
-      return produce();
-    } catch (err) {
-      if (err instanceof QueryError) return reply.status(err.status).send(error(err.type, err.message));
-      throw err;
-    }
-  };
-
-  app.get("/tools/catalog", async (_request, reply) => answer(reply, () => queries.current()));
+  app.get("/tools/catalog", async () => queries.current());
   app.get("/tools/catalog/revisions", async (request, reply) => {
     const query = ListQuery.safeParse(request.query);
-    if (!query.success) return reply.status(400).send(error("bad-request", "limit must be 1-1000"));
+    if (!query.success) return reply.status(400).send(error(ErrorType.badRequest, "limit must be 1-1000"));
     return queries.list(query.data.limit);
   });
   app.get<{ Params: { ref: string } }>("/tools/catalog/revisions/:ref", async (request, reply) => {
     const ref = RevisionRef.safeParse(request.params.ref);
-    if (!ref.success) return reply.status(400).send(error("bad-request", `'${request.params.ref}' is not a revision number or hash`));
-    return answer(reply, () => queries.revision(ref.data));
+    if (!ref.success) return reply.status(400).send(error(ErrorType.badRequest, `'${request.params.ref}' is not a revision number or hash`));
+    return queries.revision(ref.data);
   });
   app.get("/tools/catalog/diff", async (request, reply) => {
     const query = DiffQuery.safeParse(request.query);
-    if (!query.success) return reply.status(400).send(error("bad-request", "from and to must be revision numbers"));
-    return answer(reply, () => queries.diff(query.data.from, query.data.to));
+    if (!query.success) return reply.status(400).send(error(ErrorType.badRequest, "from and to must be revision numbers"));
+    return queries.diff(query.data.from, query.data.to);
   });
   app.get("/tools/sources", async () => queries.sources());
 }
