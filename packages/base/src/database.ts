@@ -3,6 +3,8 @@ import { z } from "zod";
 
 /** A PostgreSQL connection pool (porsager's `postgres` driver). */
 export type Sql = postgres.Sql;
+/** What queries run on: the pool, or a transaction of it. */
+export type Db = postgres.ISql;
 
 /**
  * Variables of the services that keep state (config, tool-registry, agent). DATABASE_URL set: the state
@@ -20,9 +22,18 @@ export const DatabaseEnv = z.object({
 });
 export type DatabaseEnv = z.output<typeof DatabaseEnv>;
 
-/** A pool on `url`; notices (e.g. "relation already exists, skipping") are not logged. */
+/**
+ * A pool on `url`. BIGINT columns and COUNT(*) come back as JS numbers (toolmesh's are versions, counts and
+ * millisecond times, far below 2^53) rather than the driver's default strings; notices (e.g. "relation
+ * already exists, skipping") are not logged.
+ */
 export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
-  return postgres(url, { max: options.max ?? 10, connect_timeout: options.connectTimeoutS ?? 10, onnotice: () => undefined });
+  return postgres(url, {
+    max: options.max ?? 10,
+    connect_timeout: options.connectTimeoutS ?? 10,
+    onnotice: () => undefined,
+    types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) } },
+  });
 }
 
 /** One step of a component's schema, applied once, in order of `version`. */
@@ -56,4 +67,10 @@ export async function migrate(sql: Sql, component: string, migrations: readonly 
     }
     return applied;
   });
+}
+
+/** The database a URL names, without user or password, for logs. */
+export function databaseLocation(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname}`;
 }

@@ -1,7 +1,7 @@
 import { ReplyError } from "@toolmesh/pulsar";
 import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, WorkspaceConfigOperations } from "@toolmesh/schema";
 import { z } from "zod";
-import type { ConfigStore } from "../store.js";
+import type { ConfigStore } from "../store/index.js";
 import { allWorkspaceOperations } from "./config-all-workspaces.js";
 import { readOperations } from "./config-reads.js";
 import { writeOperations } from "./config-writes.js";
