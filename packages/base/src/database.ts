@@ -36,6 +36,21 @@ export function connectPostgres(url: string, options: { max?: number; connectTim
   });
 }
 
+/**
+ * A pool on `url` with `component`'s migrations applied (safe when several replicas start at once); the pool
+ * is closed again when they fail.
+ */
+export async function openDatabase(url: string, component: string, migrations: readonly Migration[], pool: { max?: number; connectTimeoutS?: number } = {}): Promise<Sql> {
+  const sql = connectPostgres(url, pool);
+  try {
+    await migrate(sql, component, migrations);
+    return sql;
+  } catch (err) {
+    await sql.end();
+    throw err;
+  }
+}
+
 /** One step of a component's schema, applied once, in order of `version`. */
 export interface Migration {
   version: number;

@@ -1,4 +1,4 @@
-import { type Db, type Migration, type Sql, connectPostgres, databaseLocation, migrate } from "@toolmesh/base";
+import { type Db, type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
 import { type ConfigKey, type ConfigReplyValue, type ConfigValue, TEMPLATE_WORKSPACE, WorkspaceRegistry, isReservedWorkspace } from "@toolmesh/schema";
 import { type ConfigStore, REPLY_ENVELOPE_BYTES, REPLY_ITEM_BYTES, type StoreChange, type StoreWriteResult, TypeOverLimit, lastOfEachKey } from "./types.js";
 
@@ -31,14 +31,7 @@ export class PostgresConfigStore implements ConfigStore {
 
   /** Connects and applies the migrations (safe when several replicas start at once). */
   static async open(url: string, pool: { max?: number; connectTimeoutS?: number } = {}): Promise<PostgresConfigStore> {
-    const sql = connectPostgres(url, pool);
-    try {
-      await migrate(sql, "config", MIGRATIONS);
-    } catch (err) {
-      await sql.end();
-      throw err;
-    }
-    return new PostgresConfigStore(sql, databaseLocation(url));
+    return new PostgresConfigStore(await openDatabase(url, "config", MIGRATIONS, pool), databaseLocation(url));
   }
 
   async version(): Promise<number> {

@@ -31,9 +31,9 @@ export function registerRegistryRoutes(app: FastifyInstance, queries: RegistryQu
     return { revision_number: result.revision.revision_number, content_hash: result.revision.content_hash, created: result.created, tool_count: result.revision.tool_count, sources: result.sources };
   });
 
-  const answer = async <T>(reply: { status(code: number): { send(body: unknown): unknown } }, produce: () => T) => {
+  const answer = async <T>(reply: { status(code: number): { send(body: unknown): unknown } }, produce: () => Promise<T>) => {
     try {
-      return produce();
+      return await produce();
     } catch (err) {
       if (err instanceof QueryError) return reply.status(err.status).send(error(err.type, err.message));
       throw err;
