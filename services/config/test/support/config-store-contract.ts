@@ -136,6 +136,19 @@ describe(`ConfigStore on ${name}`, () => {
     await b.close();
   });
 
+  it("holds a type's size bound against two stores putting at once: of two puts that together exceed it, one is refused", async () => {
+    const place = await newPlace();
+    const [a, b] = [await place(), await place()];
+    for (let round = 0; round < 10; round++) {
+      const type = `blob${round}`;
+      const results = await Promise.allSettled([a, b].map((store, i) => put(store, "default", [{ type, key: `k${i}`, value: "x".repeat(600) }], 1_000)));
+      expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect(await a.getvaluesReplyBytes("default", type)).toBeLessThanOrEqual(1_000);
+    }
+    await a.close();
+    await b.close();
+  });
+
   it("keeps the last value when one put names a key twice", async () => {
     const store = await (await newPlace())();
     await put(store, "default", [{ type: "tool", key: "t", value: "first" }, { type: "tool", key: "t", value: "second" }]);
