@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vitest/config";
+import { defineConfig, mergeConfig } from "vitest/config";
 
 const supportFile = (name: string) => fileURLToPath(new URL(`./packages/test-support/dist/${name}`, import.meta.url));
 
@@ -25,3 +25,7 @@ export const sharedVitestConfig = defineConfig({
     outputFile: { json: "./test-results/vitest.json" },
   },
 });
+
+// The tier for packages whose tests need PostgreSQL too (config, tool-registry, agent, e2e, bench): the
+// server scripts/test.sh started (TOOLMESH_TEST_DATABASE_URL), or one started for this run.
+export const postgresVitestConfig = mergeConfig(sharedVitestConfig, defineConfig({ test: { globalSetup: [supportFile("postgres-setup.js")] } }));

@@ -19,6 +19,11 @@ find packages services bench e2e test-results -path '*/vitest.json' -path '*test
 status=0
 pnpm exec vitest run -c vitest.unit.config.ts || status=$?
 
+# What to stop on exit, last started first.
+on_exit=()
+run_on_exit() { for ((i = ${#on_exit[@]} - 1; i >= 0; i--)); do eval "${on_exit[i]}" || true; done; }
+trap run_on_exit EXIT
+
 # The tests' own broker instance, apart from the development broker on 8080 (see packages/test-support).
 test_broker=(env PULSAR_HOME="$repo/.pulsar/test" PULSAR_WEB_PORT=18080 PULSAR_BROKER_PORT=16650 PULSAR_BOOKIE_PORT=13181)
 # With a Docker engine the tests start the official image themselves (test-support broker-mode.ts).
@@ -26,7 +31,21 @@ mode="$(node -e 'import("./packages/test-support/dist/broker-mode.js").then((m) 
 echo "test broker: $mode"
 if [[ "$mode" == local ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >/dev/null 2>&1; then
   "${test_broker[@]}" bash infra/pulsar/start.sh
-  trap '"${test_broker[@]}" bash infra/pulsar/stop.sh' EXIT
+  on_exit+=('"${test_broker[@]}" bash infra/pulsar/stop.sh')
+fi
+
+# The tests' PostgreSQL (config, tool-registry and agent on DATABASE_URL): npm's embedded-postgres binaries,
+# one server for the whole run, stopped (and its files removed) on exit. TOOLMESH_TEST_DATABASE_URL set: that one instead.
+if [[ -z "${TOOLMESH_TEST_DATABASE_URL:-}" ]]; then
+  pg_url_file="$(mktemp)"
+  node packages/test-support/dist/postgres-main.js "$pg_url_file" &
+  pg_pid=$!
+  on_exit+=('kill "$pg_pid" 2>/dev/null; wait "$pg_pid" 2>/dev/null')
+  for _ in $(seq 1 120); do [[ -s "$pg_url_file" ]] || ! kill -0 "$pg_pid" 2>/dev/null && break; sleep 0.5; done
+  [[ -s "$pg_url_file" ]] || { echo "test PostgreSQL did not start" >&2; exit 1; }
+  export TOOLMESH_TEST_DATABASE_URL="$(cat "$pg_url_file")"
+  rm -f "$pg_url_file"
+  echo "test PostgreSQL: ${TOOLMESH_TEST_DATABASE_URL%%:*}://127.0.0.1:${TOOLMESH_TEST_DATABASE_URL##*@127.0.0.1:}"
 fi
 
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.

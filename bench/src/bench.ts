@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REPO_ROOT, TEST_BROKER, brokerServiceUrl, useBroker } from "@toolmesh/test-support";
 import { listenerPid } from "./listener-pid.js";
-import { type CallRow, callTable, callTarget, registryTable, servicesTable } from "./report.js";
+import { type CallRow, callTable, callTarget, registryTable, servicesTable, storesTable } from "./report.js";
 import { startBaseline } from "./scenarios/baseline.js";
 import { startBinaryRaw } from "./scenarios/binary-raw.js";
 import { type ServiceFootprint, serviceFootprints } from "./scenarios/footprint.js";
@@ -14,6 +14,7 @@ import { gatewaySocket } from "./scenarios/gateway-socket.js";
 import { type ConfigService, type GatewaySystem, startConfigService, startGatewaySystem } from "./scenarios/gateway-system.js";
 import { startOfficialRaw } from "./scenarios/official-raw.js";
 import { type RefreshTiming, registryRefresh } from "./scenarios/registry.js";
+import { type StoreRate, storeRates } from "./scenarios/stores.js";
 import { type McpCallTarget, startMcpCall } from "./scenarios/mcp-call.js";
 import { startToolCall } from "./scenarios/tool-call.js";
 import type { BenchContext, CallTarget } from "./scenarios/types.js";
@@ -47,6 +48,9 @@ function settings() {
     // Every ratio is to the baseline of the same run: leave it out of BENCH_ONLY only to profile the others.
     callScenarios: CALL_SCENARIOS.filter(wants),
     registry: wants("registry"),
+    stores: wants("stores"),
+    storeOps: Number(process.env.BENCH_STORE_OPS ?? 2_000),
+    storeConcurrency: (list(process.env.BENCH_STORE_CONCURRENCY) ?? ["1", "8"]).map(Number),
     services: wants("services"),
     concurrency: (list(process.env.BENCH_CONCURRENCY) ?? ["1", "8", "32"]).map(Number),
     calls: Number(process.env.BENCH_CALLS ?? 2_000),
@@ -202,6 +206,11 @@ export async function main(): Promise<number> {
     }
   }
   load.afterRegistry = loadavg();
+  let stores: StoreRate[] = [];
+  if (s.stores) {
+    log("config puts and agent runs on SQLite and PostgreSQL");
+    stores = await storeRates(s.storeOps, s.storeConcurrency);
+  }
   let services: ServiceFootprint[] = [];
   if (s.services) {
     log("service cold starts and idle RSS");
@@ -217,6 +226,7 @@ export async function main(): Promise<number> {
   if (calls.length) out.push("", callTable(calls));
   for (const reason of skipped) out.push(`skipped ${reason}`);
   if (registry.length) out.push("", registryTable(registry));
+  if (stores.length) out.push("", storesTable(stores));
   if (services.length) out.push("", servicesTable(services));
   console.log(out.join("\n"));
 
@@ -233,6 +243,7 @@ export async function main(): Promise<number> {
     calls,
     skipped,
     registry,
+    stores,
     services,
     ...(profileDir ? { profileDir } : {}),
   };

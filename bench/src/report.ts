@@ -1,6 +1,7 @@
 import type { LoadResult } from "./stats.js";
 import type { ServiceFootprint } from "./scenarios/footprint.js";
 import type { RefreshTiming } from "./scenarios/registry.js";
+import type { StoreRate } from "./scenarios/stores.js";
 
 export const TARGETS = {
   toolCallRatioP50: 1.3,
@@ -159,5 +160,31 @@ export function servicesTable(rows: ServiceFootprint[]): string {
           ],
     ),
     ["l", "r", "r", "r", "l", "l"],
+  );
+}
+
+/** One line per operation and concurrency: SQLite and PostgreSQL side by side, and PostgreSQL's rate as a share of SQLite's. */
+export function storesTable(rows: StoreRate[]): string {
+  const keys = [...new Set(rows.map((r) => `${r.operation}|${r.concurrency}`))];
+  return table(
+    ["store rate", "conc", "ops", "sqlite ops/s", "postgres ops/s", "pg / sqlite", "sqlite p50 ms", "postgres p50 ms", "sqlite p99 ms", "postgres p99 ms"],
+    keys.map((key) => {
+      const [operation, concurrency] = key.split("|");
+      const of = (store: string) => rows.find((r) => `${r.operation}|${r.concurrency}` === key && r.store === store);
+      const [lite, pg] = [of("sqlite"), of("postgres")];
+      return [
+        operation!,
+        concurrency!,
+        String(lite?.count ?? pg?.count ?? ""),
+        fmt(lite?.perSecond ?? Number.NaN, 0),
+        fmt(pg?.perSecond ?? Number.NaN, 0),
+        lite && pg ? `${fmt(pg.perSecond / lite.perSecond)}×` : "",
+        fmt(lite?.p50Ms ?? Number.NaN),
+        fmt(pg?.p50Ms ?? Number.NaN),
+        fmt(lite?.p99Ms ?? Number.NaN),
+        fmt(pg?.p99Ms ?? Number.NaN),
+      ];
+    }),
+    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
   );
 }

@@ -7,7 +7,7 @@ import { diffRevisions } from "@toolmesh/tool-registry/dist/catalog/diff.js";
 import { catalogHash } from "@toolmesh/tool-registry/dist/catalog/hashing.js";
 import { type SourceTools, mergeSources } from "@toolmesh/tool-registry/dist/catalog/merge.js";
 import { validateManifest } from "@toolmesh/tool-registry/dist/catalog/validate.js";
-import { RegistryStore } from "@toolmesh/tool-registry/dist/store.js";
+import { type RegistryStore, SqliteRegistryStore } from "@toolmesh/tool-registry/dist/store/index.js";
 import { median, timed } from "../stats.js";
 
 /** A handful of realistic parameter schemas; generated tools share them, as real catalogs do. */
@@ -73,15 +73,15 @@ async function refresh(store: RegistryStore, raw: unknown[][]): Promise<Omit<Ref
     return { gathered, tools, hash: catalogHash(tools) };
   });
   const { gathered, tools, hash } = vmh.value;
-  const stored = await timed(() => {
-    for (const g of gathered) store.recordSuccess(g.source, g.entries, g.problems);
-    store.forgetSourcesExcept(gathered.map((g) => g.source));
+  const stored = await timed(async () => {
+    for (const g of gathered) await store.recordSuccess(g.source, g.entries, g.problems);
+    await store.forgetSourcesExcept(gathered.map((g) => g.source));
     if (latest?.content_hash === hash) throw new Error("expected a new revision");
     return store.append(hash, tools);
   });
-  const diff = await timed(() => {
-    const to = store.byNumber(stored.value.revision_number);
-    const from = latest ? store.byNumber(latest.revision_number) : null;
+  const diff = await timed(async () => {
+    const to = await store.byNumber(stored.value.revision_number);
+    const from = latest ? await store.byNumber(latest.revision_number) : null;
     return from && to ? diffRevisions(from, to) : null;
   });
   const storeMs = { wallMs: latestRead.wallMs + stored.wallMs, cpuMs: latestRead.cpuMs + stored.cpuMs };
@@ -103,7 +103,7 @@ const medianTiming = (runs: PhaseTiming[]): PhaseTiming => ({ wallMs: median(run
  */
 export async function registryRefresh(count: number, repeats = 3): Promise<RefreshTiming[]> {
   const dir = mkdtempSync(join(tmpdir(), "toolmesh-bench-registry-"));
-  const store = RegistryStore.open(dir);
+  const store = SqliteRegistryStore.open(dir);
   try {
     const versions = new Map<number, number>();
     const first = await refresh(store, bodies(count, versions));
@@ -128,7 +128,7 @@ export async function registryRefresh(count: number, repeats = 3): Promise<Refre
       },
     ];
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,9 @@ export class EnvError extends Error {
   }
 }
 
+/** A URL's password is never echoed: `scheme://user:secret@host` is shown as `scheme://user:***@host`. */
+const withoutPassword = (value: string) => value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/i, "$1***@");
+
 /**
  * Parses `source` (process.env by default) with a zod object whose keys are variable names. Empty strings
  * count as unset, so `PORT=` falls back to the default instead of failing as "not a number".
@@ -22,7 +25,7 @@ export function parseEnv<S extends z.ZodObject>(schema: S, source: NodeJS.Proces
   const problems = parsed.error.issues.map((issue) => {
     const name = issue.path.join(".") || "(environment)";
     const value = typeof issue.path[0] === "string" ? cleaned[issue.path[0]] : undefined;
-    return `${name}${value !== undefined ? `=${JSON.stringify(value)}` : ""}: ${issue.message}`;
+    return `${name}${value !== undefined ? `=${JSON.stringify(withoutPassword(value))}` : ""}: ${issue.message}`;
   });
   throw new EnvError(problems);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
-import type { RunStore } from "./run-store.js";
+import type { RunStore } from "./run-store/index.js";
 
 export interface AgentInstanceOptions {
   store: RunStore;
@@ -32,25 +32,25 @@ export class AgentInstance {
   }
 
   /** Registers the instance and fails what dead instances left running; then keeps beating. */
-  start(): void {
-    this.beat();
+  async start(): Promise<void> {
+    await this.beat();
     this.options.logger.info({ instance: this.id, heartbeatMs: this.options.heartbeatMs, staleAfterMs: this.options.staleAfterMs }, "agent instance started");
-    this.timer = setInterval(() => this.beat(), this.options.heartbeatMs).unref();
+    this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs).unref();
   }
 
   /** After in-flight runs finished: fails any this instance still has running, and leaves the record. */
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
-    const cut = this.options.store.retire();
+    const cut = await this.options.store.retire();
     if (cut.length > 0) this.options.logger.warn({ instance: this.id, runs: cut.map((r) => r.run_id) }, "runs still running at shutdown were failed");
   }
 
-  private beat(): void {
+  private async beat(): Promise<void> {
     const { store, logger, staleAfterMs } = this.options;
     try {
       const now = Date.now();
-      store.heartbeat(now);
-      const orphans = store.failOrphanedRuns(now - staleAfterMs, now);
+      await store.heartbeat(now);
+      const orphans = await store.failOrphanedRuns(now - staleAfterMs, now);
       for (const run of orphans) logger.warn({ run_id: run.run_id, gone: run.instance_id, reason: run.reason }, "failed a run left running by a gone agent instance");
     } catch (err) {
       // A busy or failing database must not stop the process; the next beat tries again.

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
-import type { RunStore } from "./run-store.js";
+import type { RunStore } from "./run-store/index.js";
 import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
 
 export type AgentEvent = { kind: "thought" | "observation" | "answer" | "error"; content: string };
@@ -46,7 +46,7 @@ export class AgentLoop {
         for (const event of next.value) {
           yield event;
           if (event.kind === "answer") {
-            store.finish(input.runId, { answer: event.content });
+            await store.finish(input.runId, { answer: event.content });
             return;
           }
         }
@@ -54,8 +54,8 @@ export class AgentLoop {
       throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
-      store.finish(input.runId, { error: message });
+      await store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
+      await store.finish(input.runId, { error: message });
       yield { kind: "error", content: message };
     }
   }
@@ -69,12 +69,12 @@ export class AgentLoop {
     for (;;) {
       const completion = await this.ask(messages, specs);
       if (completion.toolCalls.length === 0) {
-        yield [this.answer(input.runId, completion.content ?? "")];
+        yield [await this.answer(input.runId, completion.content ?? "")];
         return;
       }
       const events: AgentEvent[] = [];
       const thought = completion.content?.trim() || `calling ${completion.toolCalls.map((c) => `${c.name} ${c.arguments}`).join(", ")}`;
-      events.push(this.thought(input.runId, thought));
+      events.push(await this.thought(input.runId, thought));
       messages.push({ role: "assistant", content: completion.content, tool_calls: completion.toolCalls });
       const observations = await Promise.all(completion.toolCalls.map((call) => this.callTool(input, tools, call.name, call.arguments)));
       completion.toolCalls.forEach((call, i) => {
@@ -96,16 +96,17 @@ export class AgentLoop {
       messages.push({ role: "assistant", content: text });
       const step = parseReact(text);
       if (step.kind === "answer") {
-        yield [...(step.thought ? [this.thought(input.runId, step.thought)] : []), this.answer(input.runId, step.answer)];
+        const thought = step.thought ? [await this.thought(input.runId, step.thought)] : [];
+        yield [...thought, await this.answer(input.runId, step.answer)];
         return;
       }
       const events: AgentEvent[] = [];
       let observation: string;
       if (step.kind === "unparsable") {
         observation = `your reply could not be read: ${step.reason}`;
-        store(this.options.store, input.runId, "observation", observation);
+        await store(this.options.store, input.runId, "observation", observation);
       } else {
-        events.push(this.thought(input.runId, step.thought || `calling ${step.tool} ${step.args}`));
+        events.push(await this.thought(input.runId, step.thought || `calling ${step.tool} ${step.args}`));
         observation = await this.callTool(input, tools, step.tool, step.args);
       }
       messages.push({ role: "user", content: `Observation: ${observation}` });
@@ -132,28 +133,28 @@ export class AgentLoop {
     try {
       if (!tool) throw new ToolCallProblem(`unknown tool '${name}'; available tools: ${[...tools.keys()].join(", ") || "none"}`);
       args = invoker.checkArguments(tool, argText);
-      store.step(input.runId, { kind: "tool-call", content: `${name} ${JSON.stringify(args)}`, tool: name, arguments: args, duration_ms: null });
+      await store.step(input.runId, { kind: "tool-call", content: `${name} ${JSON.stringify(args)}`, tool: name, arguments: args, duration_ms: null });
       observation = await invoker.invoke(tool, args, input.user);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;
       logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
     }
-    store.step(input.runId, { kind: "observation", content: observation, tool: name, arguments: args, duration_ms: performance.now() - started });
+    await store.step(input.runId, { kind: "observation", content: observation, tool: name, arguments: args, duration_ms: performance.now() - started });
     return observation;
   }
 
-  private thought(runId: string, content: string): AgentEvent {
-    store(this.options.store, runId, "thought", content);
+  private async thought(runId: string, content: string): Promise<AgentEvent> {
+    await store(this.options.store, runId, "thought", content);
     return { kind: "thought", content };
   }
 
-  private answer(runId: string, content: string): AgentEvent {
-    store(this.options.store, runId, "answer", content);
+  private async answer(runId: string, content: string): Promise<AgentEvent> {
+    await store(this.options.store, runId, "answer", content);
     return { kind: "answer", content };
   }
 }
 
-function store(runs: RunStore, runId: string, kind: "thought" | "observation" | "answer", content: string): void {
-  runs.step(runId, { kind, content, tool: null, arguments: null, duration_ms: null });
+function store(runs: RunStore, runId: string, kind: "thought" | "observation" | "answer", content: string): Promise<void> {
+  return runs.step(runId, { kind, content, tool: null, arguments: null, duration_ms: null });
 }

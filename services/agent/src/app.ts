@@ -16,7 +16,7 @@ import type { AgentEnv } from "./env.js";
 import { NO_LLM_MESSAGE, createAgentHandler } from "./handlers/agent-request.js";
 import { createRunsHandler } from "./handlers/agent-runs-request.js";
 import { OpenAiChatModel } from "./llm/chat-model.js";
-import { RunStore } from "./run-store.js";
+import { type RunStore, openRunStore } from "./run-store/index.js";
 import { ToolInvoker } from "./tool-invoker.js";
 
 export const SERVICE_ID = "agent";
@@ -26,7 +26,8 @@ export const SERVICE_ID = "agent";
  * one catalog revision) and agent-runs reads (recorded runs).
  */
 export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promise<{ store: RunStore }> {
-  const store = RunStore.open(env.AGENT_DATA_DIR, newInstanceId());
+  const store = await openRunStore(env, newInstanceId());
+  runtime.logger.info({ store: store.location, instance: store.instanceId }, "run store opened");
   // Before serving: runs that a killed instance left `running` are failed (once its heartbeat is stale).
   const instance = new AgentInstance({
     store,
@@ -34,7 +35,7 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
     heartbeatMs: env.AGENT_HEARTBEAT_INTERVAL_MS,
     staleAfterMs: env.AGENT_INSTANCE_STALE_MS,
   });
-  instance.start();
+  await instance.start();
   const model =
     env.OPENAI_BASE_URL && env.OPENAI_MODEL
       ? new OpenAiChatModel({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL, timeoutMs: env.AGENT_LLM_TIMEOUT_MS })
@@ -56,8 +57,8 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
   runtime.onShutdown(async () => {
     await invoker.close();
     await catalog.close();
-    instance.stop();
-    store.close();
+    await instance.stop();
+    await store.close();
   });
 
   await runtime.serve({

@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { BaseEnv, DatabaseEnv, parseEnv } from "@toolmesh/base";
 import { ServicePorts } from "@toolmesh/schema";
 
 export const AgentEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts.agent),
-  /** Folder for the SQLite file of recorded runs. */
+  ...DatabaseEnv.shape,
+  /** Folder for the SQLite file of recorded runs when DATABASE_URL is unset. */
   AGENT_DATA_DIR: z.string().min(1).default("./data/agent"),
   /** OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp server). Unset = no LLM. */
   OPENAI_BASE_URL: z.url().optional(),

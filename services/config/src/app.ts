@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { decodeJson } from "@toolmesh/pulsar";
 import {
@@ -14,7 +13,7 @@ import {
 } from "@toolmesh/schema";
 import type { ConfigEnv } from "./env.js";
 import { IncomingConfigRequest, createConfigHandlers } from "./handlers/config-request.js";
-import { ConfigStore } from "./store.js";
+import { type ConfigStore, openConfigStore } from "./store/index.js";
 import { WorkspaceQueues } from "./workspace-queues.js";
 import { pushFor, workspaceIdProblem } from "./workspaces.js";
 
@@ -26,17 +25,20 @@ export const SERVICE_ID = "config";
  * notify/config.
  */
 export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Promise<{ store: ConfigStore; workspaceQueues: WorkspaceQueues }> {
-  const store = ConfigStore.open(env.CONFIG_DATA_DIR);
+  const store = await openConfigStore(env);
   runtime.logger.info(
-    { file: join(env.CONFIG_DATA_DIR, "config.db"), version: store.version, maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
+    { store: store.location, version: await store.version(), maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
     "config store opened",
   );
   runtime.onShutdown(() => store.close());
 
+  // The version last seen (error replies are synchronous and must not fail for a database hiccup).
+  let lastVersion = await store.version();
   const publish = async (push: ConfigPush) => {
+    lastVersion = Math.max(lastVersion, push.version);
     await runtime.pulsar.sendJson(Topics.configNotify, push);
   };
-  const errorReply = (error: ConfigResponse["error"]): Partial<ConfigResponse> => ({ version: store.version, error });
+  const errorReply = (error: ConfigResponse["error"]): Partial<ConfigResponse> => ({ version: lastVersion, error });
   const common = { subscription: requestSubscription(SERVICE_ID), requestSchema: IncomingConfigRequest, errorType: "config-error", errorReply };
 
   const workspaceQueues: WorkspaceQueues = new WorkspaceQueues({
@@ -57,7 +59,7 @@ export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Prom
     workspacesChanged: () => workspaceQueues.sync(),
   });
 
-  const registered = store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
+  const registered = await store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
   if (registered) runtime.logger.info({ workspaces: registered.created }, "registered workspaces");
   await runtime.serve({ ...common, requestTopic: requestTopic(ServiceName.config), responseTopic: responseTopic(ServiceName.config), handler: (request) => handlers.system(request) });
   await workspaceQueues.sync();
@@ -66,10 +68,12 @@ export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Prom
     { topic: Topics.configNotify, subscription: `${SERVICE_ID}-workspaces-${randomUUID()}`, type: "Exclusive" },
     async (message) => {
       const decoded = decodeJson(ConfigPush, message.payload);
-      if (decoded.ok && decoded.value.workspace_changes) await workspaceQueues.sync();
+      if (!decoded.ok) return;
+      lastVersion = Math.max(lastVersion, decoded.value.version);
+      if (decoded.value.workspace_changes) await workspaceQueues.sync();
     },
   );
   // TrustGraph's start-up poke ("empty changes = everything"); it also names the workspaces just registered.
-  await publish(registered ? pushFor("", [], registered) : { version: store.version, changes: {}, workspace_changes: null });
+  await publish(registered ? pushFor("", [], registered) : { version: await store.version(), changes: {}, workspace_changes: null });
   return { store, workspaceQueues };
 }

@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { BaseEnv, DatabaseEnv, parseEnv } from "@toolmesh/base";
 import { ServicePorts } from "@toolmesh/schema";
 
 const MiB = 1024 * 1024;
 
 export const ConfigEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts.config),
-  /** Folder for the SQLite file (created if missing); state survives restarts. */
+  ...DatabaseEnv.shape,
+  /** Folder for the SQLite file (created if missing) when DATABASE_URL is unset; state survives restarts. */
   CONFIG_DATA_DIR: z.string().min(1).default("./data/config"),
   /** Largest value one item may have (UTF-8 bytes of its JSON string); a put with a larger one is refused. */
   CONFIG_MAX_VALUE_BYTES: z.coerce.number().int().positive().default(1 * MiB),

@@ -4,7 +4,7 @@ import { workspaceIdProblem } from "./workspaces.js";
 
 export interface WorkspaceQueuesOptions {
   /** The registered workspaces, read from the store (the truth) on every sync. */
-  registered: () => string[];
+  registered: () => Promise<string[]>;
   /** Starts serving one workspace's queue `request:tg:config:<ws>`. */
   serve: (workspace: string) => Promise<Subscription>;
   logger: Logger;
@@ -54,7 +54,16 @@ export class WorkspaceQueues {
   private async apply(): Promise<void> {
     if (this.closed) return;
     const { logger } = this.options;
-    const wanted = new Set(this.options.registered().filter((ws) => workspaceIdProblem(ws) === null));
+    let registered: string[];
+    try {
+      registered = await this.options.registered();
+    } catch (err) {
+      // The store is unreachable (database down): keep the queues served now and try again.
+      logger.error({ err }, "could not read the registered workspaces; retrying");
+      if (!this.closed) this.retryTimer = setTimeout(() => void this.sync(), this.backoff.next()).unref();
+      return;
+    }
+    const wanted = new Set(registered.filter((ws) => workspaceIdProblem(ws) === null));
     this.failing.clear();
     for (const workspace of wanted) {
       if (this.served.has(workspace)) continue;

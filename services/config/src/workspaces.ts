@@ -1,5 +1,5 @@
 import { type ConfigPush, type ConfigValue, WorkspaceRegistry, isReservedWorkspace } from "@toolmesh/schema";
-import type { StoreWriteResult } from "./store.js";
+import type { StoreWriteResult } from "./store/index.js";
 
 // How workspaces come and go (TrustGraph's rules, plus one of toolmesh's own):
 // - a workspace exists when it is registered: config `__workspaces__ / workspace / <id>`;

@@ -17,7 +17,7 @@ import { AddressPolicy } from "./sources/address-policy.js";
 import { consumeAnnouncements } from "./sources/announcements.js";
 import { CONFIG_TYPES } from "./sources/config-tools.js";
 import { ManifestFetcher } from "./sources/manifest-fetcher.js";
-import { RegistryStore } from "./store.js";
+import { type RegistryStore, openRegistryStore } from "./store/index.js";
 
 export const SERVICE_ID = "tool-registry";
 
@@ -26,7 +26,8 @@ export const SERVICE_ID = "tool-registry";
  * on the tool-registry topic and over HTTP (read API + admin refresh), and pushes each new revision.
  */
 export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEnv): Promise<{ store: RegistryStore; refresher: CatalogRefresher }> {
-  const store = RegistryStore.open(env.REGISTRY_DATA_DIR);
+  const store = await openRegistryStore(env);
+  runtime.logger.info({ store: store.location }, "registry store opened");
   const fetcher = new ManifestFetcher({
     policy: new AddressPolicy(env.REGISTRY_ALLOWED_NETWORKS),
     timeoutMs: env.REGISTRY_FETCH_TIMEOUT_MS,
@@ -51,7 +52,7 @@ export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEn
   runtime.onShutdown(async () => {
     await config.close();
     await fetcher.close();
-    store.close();
+    await store.close();
   });
 
   registerRegistryRoutes(runtime.http, queries, refresher, env.REGISTRY_ADMIN_TOKEN);

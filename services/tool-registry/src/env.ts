@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { BaseEnv, DatabaseEnv, parseEnv } from "@toolmesh/base";
 import { PersistentQueueId, ServicePorts, Topics } from "@toolmesh/schema";
 
 const cidrList = z
@@ -10,7 +10,8 @@ const cidrList = z
 
 export const RegistryEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["tool-registry"]),
-  /** Folder for the SQLite file: revisions, source states, announcements. */
+  ...DatabaseEnv.shape,
+  /** Folder for the SQLite file (revisions, source states, announcements) when DATABASE_URL is unset. */
   REGISTRY_DATA_DIR: z.string().min(1).default("./data/tool-registry"),
   /** Bearer token for POST /admin/tools/refresh; unset = that route always answers 401. */
   REGISTRY_ADMIN_TOKEN: z.string().min(16, "use at least 16 characters").optional(),

@@ -6,7 +6,7 @@ import { type SourceTools, mergeSources } from "./catalog/merge.js";
 import { validateManifest } from "./catalog/validate.js";
 import { CONFIG_SOURCE, configTools } from "./sources/config-tools.js";
 import type { ManifestFetcher } from "./sources/manifest-fetcher.js";
-import type { RegistryStore } from "./store.js";
+import type { RegistryStore } from "./store/index.js";
 
 export interface RefreshResult {
   revision: CatalogRevision;
@@ -39,7 +39,8 @@ const announceName = (serviceId: string) => `announce:${serviceId}`;
 /**
  * Builds the catalog from every source and stores a new immutable revision only when its hash changes, so
  * refreshing is idempotent. A failing source keeps its last good tools and is reported degraded.
- * Refreshes run one at a time; calls that arrive meanwhile share the next run.
+ * Refreshes run one at a time; calls that arrive meanwhile share the next run. Across replicas sharing a
+ * database they run one at a time too (store.exclusive), each starting from the newest revision stored.
  */
 export class CatalogRefresher {
   private running: Promise<RefreshResult> | undefined;
@@ -62,9 +63,13 @@ export class CatalogRefresher {
   }
 
   private async run(reason: string): Promise<RefreshResult> {
-    const { store, logger } = this.deps;
     // A refresh before config has loaded would see no config tools and make a spurious revision.
     await this.deps.config.whenReady();
+    return this.deps.store.exclusive(() => this.build(reason));
+  }
+
+  private async build(reason: string): Promise<RefreshResult> {
+    const { store, logger } = this.deps;
     const started = performance.now();
     const fromConfig = configTools(this.deps.config);
     const toolSources = [...this.deps.config.parsed(ConfigType.toolSource, ToolSourceDescriptor).items.values()]
@@ -73,17 +78,17 @@ export class CatalogRefresher {
     const gathered: GatheredSource[] = [
       { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems, leftOut: fromConfig.leftOut },
       ...(await Promise.all(toolSources.map((s) => this.fetchSource(s.id, s.manifest_url)))),
-      ...store.announcements(new Date(Date.now() - this.deps.announcementTtlMs)).map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
+      ...(await store.announcements(new Date(Date.now() - this.deps.announcementTtlMs))).map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
     ];
 
-    const latest = store.latest();
+    const latest = await store.latest();
     const { tools, refusals } = mergeSources(gathered, new Set(latest?.tools.map((t) => t.tool_id)));
     for (const g of gathered) {
       const problems = [...g.problems, ...(refusals.get(g.source) ?? [])];
-      if (g.failure) store.recordFailure(g.source, [g.failure, ...problems].join("; "));
-      else store.recordSuccess(g.source, g.entries, problems, g.leftOut);
+      if (g.failure) await store.recordFailure(g.source, [g.failure, ...problems].join("; "));
+      else await store.recordSuccess(g.source, g.entries, problems, g.leftOut);
     }
-    store.forgetSourcesExcept(gathered.map((g) => g.source));
+    await store.forgetSourcesExcept(gathered.map((g) => g.source));
 
     const hash = catalogHash(tools);
     let revision: CatalogRevision;
@@ -91,9 +96,9 @@ export class CatalogRefresher {
     if (latest && latest.content_hash === hash) revision = latest;
     else if (!latest && tools.length === 0) {
       // Nothing yet: the first revision is the first catalog with a tool in it.
-      return { revision: { revision_number: 0, content_hash: hash, created_at: "", tool_count: 0, tools: [] }, created: false, sources: store.statuses() };
+      return { revision: { revision_number: 0, content_hash: hash, created_at: "", tool_count: 0, tools: [] }, created: false, sources: await store.statuses() };
     } else {
-      revision = store.append(hash, tools);
+      revision = await store.append(hash, tools);
       created = true;
       await this.deps.onRevision(revision);
     }
@@ -101,7 +106,7 @@ export class CatalogRefresher {
       { reason, revision: revision.revision_number, created, tools: tools.length, leftOut: fromConfig.leftOut.length, ms: Math.round(performance.now() - started) },
       created ? "catalog revision created" : "catalog unchanged",
     );
-    return { revision, created, sources: store.statuses() };
+    return { revision, created, sources: await store.statuses() };
   }
 
   /** A source's fresh tools, or its last good ones (with the failure) when it fails now. */
@@ -115,7 +120,7 @@ export class CatalogRefresher {
     } catch (err) {
       const failure = (err as Error).message;
       this.deps.logger.warn({ source, reason: failure }, "tool source failed; keeping its last good tools");
-      return { source, entries: this.deps.store.lastGoodEntries(source), problems: [], failure };
+      return { source, entries: await this.deps.store.lastGoodEntries(source), problems: [], failure };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BaseEnv, EnvError, parseEnv } from "../../src/index.js";
+import { BaseEnv, DatabaseEnv, EnvError, parseEnv } from "../../src/index.js";
 
 const ServiceEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8700), DATA_DIR: z.string().default("./data") });
 
@@ -26,6 +26,23 @@ describe("parseEnv", () => {
     expect(message).toMatch(/HTTP_PORT="eighty": /);
     expect(message).toMatch(/LOG_LEVEL="loud": /);
     expect(message).toMatch(/PULSAR_WEB_URL="not a url": /);
+  });
+
+  it("takes a postgres DATABASE_URL (optional, pool knobs defaulted), refuses another scheme, and never prints its password", () => {
+    const StoreEnv = ServiceEnv.extend(DatabaseEnv.shape);
+    const unset = parseEnv(StoreEnv, {});
+    expect(unset.DATABASE_URL).toBeUndefined();
+    expect(unset).toMatchObject({ DATABASE_POOL_MAX: 10, DATABASE_CONNECT_TIMEOUT_S: 10 });
+    expect(parseEnv(StoreEnv, { DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh", DATABASE_POOL_MAX: "4" })).toMatchObject({ DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh", DATABASE_POOL_MAX: 4 });
+    let message = "";
+    try {
+      parseEnv(StoreEnv, { DATABASE_URL: "mysql://tm:hunter2@db/toolmesh", DATABASE_POOL_MAX: "0" });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('DATABASE_URL="mysql://tm:***@db/toolmesh": must be a postgres://');
+    expect(message).toMatch(/DATABASE_POOL_MAX="0": /);
+    expect(message).not.toContain("hunter2");
   });
 
   it("refuses a port out of range", () => {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
 import type { CatalogClient } from "../catalog-client.js";
-import type { RunStore } from "../run-store.js";
+import type { RunStore } from "../run-store/index.js";
 
 type Reply = Partial<AgentResponse> & Pick<AgentResponse, "message_type">;
 
@@ -40,7 +40,7 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
         return;
       }
       const runId = randomUUID();
-      store.begin({
+      await store.begin({
         run_id: runId,
         user: request.user,
         question: request.question,

@@ -8,7 +8,7 @@ import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 import { type CatalogRevision, type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
-import { RunStore } from "../../src/run-store.js";
+import { type RunStore, SqliteRunStore } from "../../src/run-store/index.js";
 import { ToolInvoker } from "../../src/tool-invoker.js";
 
 // The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
@@ -64,13 +64,13 @@ beforeAll(async () => {
   await new Shouter().start(runtime, { announce: false });
   pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
   invoker = new ToolInvoker({ pulsar, timeoutMs: 2_000 });
-  store = RunStore.open(dataDir, "unit-instance");
+  store = SqliteRunStore.open(dataDir, "unit-instance");
 });
 afterAll(async () => {
   await invoker.close();
   await pulsar.close();
   await runtime.stop();
-  store.close();
+  await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -82,7 +82,7 @@ describe("AgentLoop on the in-memory bus", () => {
       { content: "It says HI!", toolCalls: [] },
     ]);
     const loop = new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
-    store.begin({ run_id: "r1", user: "alice", question: "shout hi", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    await store.begin({ run_id: "r1", user: "alice", question: "shout hi", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r1", user: "alice", question: "shout hi", revision })) events.push(event);
 
@@ -95,18 +95,18 @@ describe("AgentLoop on the in-memory bus", () => {
     const toolMessages = model.seen[2]!.messages.filter((m) => m.role === "tool");
     expect(toolMessages.map((m) => (m as { content: string }).content)).toEqual(observations);
 
-    const run = store.get("r1")!;
+    const run = (await store.get("r1"))!;
     expect(run.status).toBe("answered");
     expect(run.answer).toBe("It says HI!");
   });
 
   it("ends the run with an error event when the model fails, and records it", async () => {
     const loop = new AgentLoop({ model: new ScriptedModel([]), invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
-    store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    await store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
     expect(events).toEqual([{ kind: "error", content: "LLM call failed: the script has no more turns" }]);
-    expect(store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
+    expect(await store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ConfigStore } from "../store.js";
+import type { ConfigStore } from "../store/index.js";
 import { requireType } from "./config-reads.js";
 import type { ConfigOperationHandler } from "./config-request.js";
 
@@ -9,10 +9,13 @@ import type { ConfigOperationHandler } from "./config-request.js";
  */
 export function allWorkspaceOperations(store: ConfigStore) {
   return {
-    "getkeys-all-ws": (request) => ({
-      version: store.version,
-      values: store.keysAllWorkspaces(requireType(request)).map((item) => ({ ...item, value: "" })),
-    }),
-    "getvalues-all-ws": (request) => ({ version: store.version, values: store.valuesAllWorkspaces(requireType(request)) }),
+    "getkeys-all-ws": async (request) => {
+      const version = await store.version();
+      return { version, values: (await store.keysAllWorkspaces(requireType(request))).map((item) => ({ ...item, value: "" })) };
+    },
+    "getvalues-all-ws": async (request) => {
+      const version = await store.version();
+      return { version, values: await store.valuesAllWorkspaces(requireType(request)) };
+    },
   } satisfies Record<string, ConfigOperationHandler>;
 }

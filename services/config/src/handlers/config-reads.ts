@@ -1,5 +1,5 @@
 import { ErrorType, ServiceError } from "@toolmesh/schema";
-import type { ConfigStore } from "../store.js";
+import type { ConfigStore } from "../store/index.js";
 import type { ConfigOperationHandler, IncomingConfigRequest } from "./config-request.js";
 
 export function requireType(request: IncomingConfigRequest): string {
@@ -9,16 +9,30 @@ export function requireType(request: IncomingConfigRequest): string {
 
 /**
  * The protocol's reads of one workspace: get (keys; a missing one has value null, as TrustGraph answers),
- * list (a type's keys), getvalues (a type's items), config (the whole workspace).
+ * list (a type's keys), getvalues (a type's items), config (the whole workspace). The version is read
+ * before the items, so the items are at least as new as the version a reply names: a caller that then hears
+ * of a newer version reads again, never keeps items older than it believes.
  */
 export function readOperations(store: ConfigStore) {
   return {
-    get: ({ keys }, workspace) => {
+    get: async ({ keys }, workspace) => {
       if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'get' needs at least one key");
-      return { version: store.version, values: store.get(workspace, keys) };
+      const version = await store.version();
+      return { version, values: await store.get(workspace, keys) };
     },
-    list: (request, workspace) => ({ version: store.version, directory: store.keys(workspace, requireType(request)) }),
-    getvalues: (request, workspace) => ({ version: store.version, values: store.values(workspace, requireType(request)) }),
-    config: (_request, workspace) => ({ version: store.version, config: store.all(workspace) }),
+    list: async (request, workspace) => {
+      const type = requireType(request);
+      const version = await store.version();
+      return { version, directory: await store.keys(workspace, type) };
+    },
+    getvalues: async (request, workspace) => {
+      const type = requireType(request);
+      const version = await store.version();
+      return { version, values: await store.values(workspace, type) };
+    },
+    config: async (_request, workspace) => {
+      const version = await store.version();
+      return { version, config: await store.all(workspace) };
+    },
   } satisfies Record<string, ConfigOperationHandler>;
 }

@@ -1,6 +1,6 @@
 import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, WorkspaceConfigOperations, ServiceError } from "@toolmesh/schema";
 import { z } from "zod";
-import type { ConfigStore } from "../store.js";
+import type { ConfigStore } from "../store/index.js";
 import { allWorkspaceOperations } from "./config-all-workspaces.js";
 import { readOperations } from "./config-reads.js";
 import { writeOperations } from "./config-writes.js";

@@ -1,5 +1,5 @@
 import { type ConfigValue, ErrorType, isReservedWorkspace, ServiceError } from "@toolmesh/schema";
-import { TypeOverLimit } from "../store.js";
+import { TypeOverLimit } from "../store/index.js";
 import { descriptorProblem } from "../validate.js";
 import { pushFor, registrationsIn, workspaceIdProblem } from "../workspaces.js";
 import type { ConfigHandlerDeps, ConfigOperationHandler } from "./config-request.js";
@@ -17,9 +17,9 @@ function oversizedValues(values: ConfigValue[], maxValueBytes: number): string[]
  */
 export function writeOperations({ store, publish, workspacesChanged, limits }: ConfigHandlerDeps) {
   /** The workspaces a put registers: those it names in `__workspaces__`, or its own when not yet registered. */
-  const toRegister = (workspace: string, values: ConfigValue[]): string[] => {
+  const toRegister = async (workspace: string, values: ConfigValue[]): Promise<string[]> => {
     const named = registrationsIn(workspace, values);
-    const implicit = !isReservedWorkspace(workspace) && !store.workspaces().includes(workspace) ? [workspace] : [];
+    const implicit = !isReservedWorkspace(workspace) && !(await store.workspaces()).includes(workspace) ? [workspace] : [];
     const problems = [...named, ...implicit].map(workspaceIdProblem).filter((p): p is string => p !== null);
     if (problems.length > 0) throw new ServiceError(ErrorType.badRequest, `put refused: ${problems.join("; ")}`);
     return implicit;
@@ -38,9 +38,9 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
       if (oversized.length > 0) throw new ServiceError(ErrorType.tooLarge, `put refused: ${oversized.join("; ")}`);
       const problems = values.map(descriptorProblem).filter((p): p is string => p !== null);
       if (problems.length > 0) throw new ServiceError(ErrorType.configError, problems.join("; "));
-      const register = toRegister(workspace, values);
+      const register = await toRegister(workspace, values);
       try {
-        const result = store.write(workspace, { put: values, register }, limits.maxReplyBytes);
+        const result = await store.write(workspace, { put: values, register }, limits.maxReplyBytes);
         return await announce(workspace, [...new Set(values.map((v) => v.type))], result);
       } catch (err) {
         if (!(err instanceof TypeOverLimit)) throw err;
@@ -54,7 +54,7 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
     // Keys that are not there are ignored, as TrustGraph does; the version still moves and a push goes out.
     delete: async ({ keys }, workspace) => {
       if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'delete' needs at least one key");
-      const result = store.write(workspace, { delete: keys });
+      const result = await store.write(workspace, { delete: keys });
       return announce(workspace, [...new Set(keys.map((k) => k.type))], result);
     },
   } satisfies Record<string, ConfigOperationHandler>;

@@ -10,15 +10,15 @@ export function createRegistryHandler(queries: RegistryQueries, refresher: Catal
   return async (request: ToolRegistryRequest): Promise<Reply> => {
     switch (request.operation) {
       case "current":
-        return { revision: queries.current() };
+        return { revision: await queries.current() };
       case "get-revision":
-        return { revision: queries.revision(request) };
+        return { revision: await queries.revision(request) };
       case "list-revisions":
-        return { revisions: queries.list(request.limit) };
+        return { revisions: await queries.list(request.limit) };
       case "diff":
-        return { diff: queries.diff(request.from_revision, request.to_revision) };
+        return { diff: await queries.diff(request.from_revision, request.to_revision) };
       case "sources":
-        return { sources: queries.sources() };
+        return { sources: await queries.sources() };
       case "refresh": {
         const result = await refresher.refresh("bus request");
         return { revision: result.revision, created: result.created, sources: result.sources };

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { type PulsarClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
 import { ToolAnnouncement } from "@toolmesh/schema";
 import { validateManifest } from "../catalog/validate.js";
-import type { RegistryStore } from "../store.js";
+import type { RegistryStore } from "../store/index.js";
 
 /**
  * Reads tool services' self-announcements from the persistent announcement topic, from the start of the
@@ -28,7 +28,7 @@ export function consumeAnnouncements(
       const { service_id, manifest } = decoded.value;
       const { entries, problems } = validateManifest(manifest);
       if (problems.length > 0) logger.warn({ service_id, problems }, "announcement has invalid tools; they are left out");
-      if (store.saveAnnouncement(service_id, entries)) {
+      if (await store.saveAnnouncement(service_id, entries)) {
         logger.info({ service_id, tools: entries.length }, "tool service announced itself");
         onAnnouncement(service_id);
       }

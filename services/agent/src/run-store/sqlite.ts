@@ -2,37 +2,21 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AgentRun, AgentRunStep, AgentRunSummary } from "@toolmesh/schema";
-
-type NewStep = Omit<AgentRunStep, "seq" | "at">;
-
-/** A run failed because the agent instance running it is gone. */
-export interface OrphanedRun {
-  run_id: string;
-  instance_id: string | null;
-  reason: string;
-}
-
-/** Why a run of a gone instance failed; `lastHeartbeat` (ms) when the instance is still on record. */
-export function instanceGoneReason(instanceId: string | null, lastHeartbeat: number | null): string {
-  if (instanceId === null) return "the agent instance running it stopped before the run finished (run recorded before instances were tracked)";
-  const since = lastHeartbeat === null ? "" : ` (last heartbeat ${new Date(lastHeartbeat).toISOString()})`;
-  return `agent instance ${instanceId} stopped before the run finished${since}`;
-}
+import { type NewRun, type NewStep, type OrphanedRun, type RunStore, instanceGoneReason } from "./types.js";
 
 /**
- * Recorded runs in SQLite: who asked what, against which catalog revision, every step, the outcome — and
- * which agent instance runs each, with the instances' heartbeats, so runs of an instance that died are
- * failed by whichever instance notices, even with several instances on one database.
+ * Recorded runs in a SQLite file (the embedded default). better-sqlite3 is synchronous: each method does
+ * its work at once and hands back a settled promise.
  */
-export class RunStore {
+export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
 
   /** `instanceId`: the agent instance (process) this store records new runs for. */
   constructor(
-    file: string,
+    readonly location: string,
     readonly instanceId: string,
   ) {
-    this.db = new Database(file);
+    this.db = new Database(location);
     this.db.pragma("journal_mode = WAL");
     // Several processes may share the file (replicas on one volume): wait for a writer instead of failing.
     this.db.pragma("busy_timeout = 5000");
@@ -56,13 +40,12 @@ export class RunStore {
     if (!columns.some((c) => c.name === "instance_id")) this.db.exec("ALTER TABLE runs ADD COLUMN instance_id TEXT");
   }
 
-  static open(dir: string, instanceId: string): RunStore {
+  static open(dir: string, instanceId: string): SqliteRunStore {
     mkdirSync(dir, { recursive: true });
-    return new RunStore(join(dir, "agent.db"), instanceId);
+    return new SqliteRunStore(join(dir, "agent.db"), instanceId);
   }
 
-  /** Records this instance as alive now (inserted again if another instance had given it up for dead). */
-  heartbeat(now = Date.now()): void {
+  async heartbeat(now = Date.now()): Promise<void> {
     this.db
       .prepare("INSERT INTO instances (instance_id, started_at, heartbeat_at) VALUES (?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at")
       .run(this.instanceId, new Date(now).toISOString(), now);
@@ -73,7 +56,7 @@ export class RunStore {
    * on record), with an error step and the reason; then forgets those instances. One write transaction, and
    * each run changes only while still `running`, so instances reaping at once fail a run once.
    */
-  failOrphanedRuns(staleBefore: number, now = Date.now()): OrphanedRun[] {
+  async failOrphanedRuns(staleBefore: number, now = Date.now()): Promise<OrphanedRun[]> {
     return this.db.transaction(() => {
       const orphans = this.db
         .prepare(
@@ -88,8 +71,7 @@ export class RunStore {
     }).immediate();
   }
 
-  /** On shutdown: fails this instance's runs still running (work the shutdown budget cut off) and leaves the record. */
-  retire(now = Date.now()): OrphanedRun[] {
+  async retire(now = Date.now()): Promise<OrphanedRun[]> {
     return this.db.transaction(() => {
       const running = this.db.prepare("SELECT run_id FROM runs WHERE status = 'running' AND instance_id = ?").all(this.instanceId) as Array<{ run_id: string }>;
       const reason = instanceGoneReason(this.instanceId, null);
@@ -99,7 +81,7 @@ export class RunStore {
     }).immediate();
   }
 
-  begin(run: { run_id: string; user: string; question: string; catalog_revision: number; catalog_hash: string; tools_offered: string[] }): void {
+  async begin(run: NewRun): Promise<void> {
     this.db
       .prepare(
         "INSERT INTO runs (run_id, user, question, catalog_revision, catalog_hash, tools_offered, status, started_at, instance_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
@@ -107,7 +89,11 @@ export class RunStore {
       .run(run.run_id, run.user, run.question, run.catalog_revision, run.catalog_hash, JSON.stringify(run.tools_offered), new Date().toISOString(), this.instanceId);
   }
 
-  step(runId: string, step: NewStep): void {
+  async step(runId: string, step: NewStep): Promise<void> {
+    this.stepNow(runId, step);
+  }
+
+  private stepNow(runId: string, step: NewStep): void {
     this.db
       .prepare(
         `INSERT INTO steps (run_id, seq, kind, content, tool, arguments, at, duration_ms)
@@ -124,8 +110,7 @@ export class RunStore {
       });
   }
 
-  /** Records the outcome once: a run already finished (e.g. failed as orphaned) keeps its outcome. */
-  finish(runId: string, outcome: { answer: string } | { error: string }): void {
+  async finish(runId: string, outcome: { answer: string } | { error: string }): Promise<void> {
     const answered = "answer" in outcome;
     this.db
       .prepare("UPDATE runs SET status = ?, finished_at = ?, answer = ?, error = ? WHERE run_id = ? AND status = 'running'")
@@ -137,11 +122,11 @@ export class RunStore {
     const changed = this.db
       .prepare("UPDATE runs SET status = 'failed', finished_at = ?, error = ? WHERE run_id = ? AND status = 'running'")
       .run(new Date(now).toISOString(), reason, runId).changes;
-    if (changed === 1) this.step(runId, { kind: "error", content: reason, tool: null, arguments: null, duration_ms: null });
+    if (changed === 1) this.stepNow(runId, { kind: "error", content: reason, tool: null, arguments: null, duration_ms: null });
     return changed === 1;
   }
 
-  get(runId: string): AgentRun | null {
+  async get(runId: string): Promise<AgentRun | null> {
     const run = this.db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as (AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null }) | undefined;
     if (!run) return null;
     const steps = (this.db.prepare("SELECT * FROM steps WHERE run_id = ? ORDER BY seq").all(runId) as Array<AgentRunStep & { arguments: string | null }>).map(
@@ -150,13 +135,13 @@ export class RunStore {
     return { ...run, tools_offered: JSON.parse(run.tools_offered) as string[], steps };
   }
 
-  list(limit: number): AgentRunSummary[] {
+  async list(limit: number): Promise<AgentRunSummary[]> {
     return this.db
       .prepare("SELECT run_id, user, question, catalog_revision, catalog_hash, status, started_at, finished_at FROM runs ORDER BY started_at DESC LIMIT ?")
       .all(limit) as AgentRunSummary[];
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -2,27 +2,24 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { CatalogRevision, CatalogTool, ManifestEntry, RevisionSummary, SourceStatus } from "@toolmesh/schema";
+import { Turns } from "./turns.js";
+import { type RegistryStore, type RevisionRow, toRevision } from "./types.js";
 
-interface RevisionRow {
-  revision_number: number;
-  content_hash: string;
-  created_at: string;
-  tool_count: number;
-  tools?: string;
-}
+/** The exclusive() queue of each file. */
+const turns = new Map<string, Turns>();
 
 /**
- * Registry state in SQLite: immutable revisions (a trigger refuses any update or delete), the last good
- * tools of each source (so a source that fails after a restart still keeps its tools), source statuses,
- * and the latest announcement of each tool service.
+ * Registry state in a SQLite file (the embedded default, one process): immutable revisions (a trigger
+ * refuses any update or delete), source states and announcements. better-sqlite3 is synchronous: each
+ * method does its work at once and hands back a settled promise.
  */
-export class RegistryStore {
+export class SqliteRegistryStore implements RegistryStore {
   private readonly db: Database.Database;
-  /** Revisions never change, so the newest is kept parsed (undefined = not read yet). */
-  private newest: CatalogRevision | null | undefined;
+  /** Revisions never change: the newest one read is kept parsed while it stays the newest. */
+  private newest: CatalogRevision | null = null;
 
-  constructor(file: string) {
-    this.db = new Database(file);
+  constructor(readonly location: string) {
+    this.db = new Database(location);
     this.db.pragma("journal_mode = WAL");
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS revisions (
@@ -47,40 +44,40 @@ export class RegistryStore {
     if (!columns.includes("left_out")) this.db.exec("ALTER TABLE sources ADD COLUMN left_out TEXT NOT NULL DEFAULT '[]'");
   }
 
-  static open(dir: string): RegistryStore {
+  static open(dir: string): SqliteRegistryStore {
     mkdirSync(dir, { recursive: true });
-    return new RegistryStore(join(dir, "tool-registry.db"));
+    return new SqliteRegistryStore(join(dir, "tool-registry.db"));
   }
 
-  latest(): CatalogRevision | null {
-    if (this.newest === undefined) {
-      const row = this.db.prepare("SELECT * FROM revisions ORDER BY revision_number DESC LIMIT 1").get() as RevisionRow | undefined;
-      this.newest = row ? toRevision(row) : null;
-    }
+  async latest(): Promise<CatalogRevision | null> {
+    // The newest number is one index lookup; the revision is parsed again only when it changed.
+    const { top } = this.db.prepare("SELECT max(revision_number) AS top FROM revisions").get() as { top: number | null };
+    if (top === null) return null;
+    if (this.newest?.revision_number !== top) this.newest = await this.byNumber(top);
     return this.newest;
   }
 
-  byNumber(revisionNumber: number): CatalogRevision | null {
+  async byNumber(revisionNumber: number): Promise<CatalogRevision | null> {
     const row = this.db.prepare("SELECT * FROM revisions WHERE revision_number = ?").get(revisionNumber) as RevisionRow | undefined;
     return row ? toRevision(row) : null;
   }
 
   /** The newest revision with this hash (a catalog can return to an earlier set). */
-  byHash(contentHash: string): CatalogRevision | null {
+  async byHash(contentHash: string): Promise<CatalogRevision | null> {
     const row = this.db
       .prepare("SELECT * FROM revisions WHERE content_hash = ? ORDER BY revision_number DESC LIMIT 1")
       .get(contentHash) as RevisionRow | undefined;
     return row ? toRevision(row) : null;
   }
 
-  list(limit: number): RevisionSummary[] {
+  async list(limit: number): Promise<RevisionSummary[]> {
     return this.db
       .prepare("SELECT revision_number, content_hash, created_at, tool_count FROM revisions ORDER BY revision_number DESC LIMIT ?")
       .all(limit) as RevisionSummary[];
   }
 
   /** Appends the next revision. */
-  append(contentHash: string, tools: CatalogTool[]): CatalogRevision {
+  async append(contentHash: string, tools: CatalogTool[]): Promise<CatalogRevision> {
     const createdAt = new Date().toISOString();
     const info = this.db
       .prepare("INSERT INTO revisions (content_hash, created_at, tool_count, tools) VALUES (?, ?, ?, ?)")
@@ -89,13 +86,13 @@ export class RegistryStore {
     return this.newest;
   }
 
-  lastGoodEntries(source: string): ManifestEntry[] {
+  async lastGoodEntries(source: string): Promise<ManifestEntry[]> {
     const row = this.db.prepare("SELECT entries FROM sources WHERE source = ?").get(source) as { entries: string } | undefined;
     return row ? (JSON.parse(row.entries) as ManifestEntry[]) : [];
   }
 
   /** `leftOut`: entries that are fine but not for the catalog, with why (they do not degrade the source). */
-  recordSuccess(source: string, entries: ManifestEntry[], problems: string[], leftOut: string[] = []): void {
+  async recordSuccess(source: string, entries: ManifestEntry[], problems: string[], leftOut: string[] = []): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO sources (source, entries, status, reason, last_success_at, left_out) VALUES (?, ?, ?, ?, ?, ?)
@@ -106,7 +103,7 @@ export class RegistryStore {
   }
 
   /** Keeps the last good entries; only the status and reason change. */
-  recordFailure(source: string, reason: string): void {
+  async recordFailure(source: string, reason: string): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO sources (source, entries, status, reason) VALUES (?, '[]', 'degraded', ?)
@@ -115,7 +112,7 @@ export class RegistryStore {
       .run(source, reason);
   }
 
-  statuses(): SourceStatus[] {
+  async statuses(): Promise<SourceStatus[]> {
     // Counted by SQLite in place: parsing every source's entries (megabytes at 10k tools) only to count them
     // would cost more than the refresh itself.
     const rows = this.db
@@ -124,7 +121,7 @@ export class RegistryStore {
     return rows.map((row) => ({ ...row, left_out: JSON.parse(row.left_out) as string[] }));
   }
 
-  forgetSourcesExcept(keep: readonly string[]): void {
+  async forgetSourcesExcept(keep: readonly string[]): Promise<void> {
     const all = (this.db.prepare("SELECT source FROM sources").all() as Array<{ source: string }>).map((r) => r.source);
     const remove = this.db.prepare("DELETE FROM sources WHERE source = ?");
     for (const source of all) if (!keep.includes(source)) remove.run(source);
@@ -134,7 +131,7 @@ export class RegistryStore {
    * Records a service's latest announcement, timed by the registry's clock (not the sender's). Returns
    * whether its tools changed: a heartbeat with the same manifest only refreshes the time.
    */
-  saveAnnouncement(serviceId: string, manifest: ManifestEntry[]): boolean {
+  async saveAnnouncement(serviceId: string, manifest: ManifestEntry[]): Promise<boolean> {
     const text = JSON.stringify(manifest);
     const before = this.db.prepare("SELECT manifest FROM announcements WHERE service_id = ?").get(serviceId) as { manifest: string } | undefined;
     this.db
@@ -147,24 +144,21 @@ export class RegistryStore {
   }
 
   /** Announcements heard since `since` (older ones belong to services that stopped announcing). */
-  announcements(since: Date): Array<{ service_id: string; manifest: ManifestEntry[] }> {
+  async announcements(since: Date): Promise<Array<{ service_id: string; manifest: ManifestEntry[] }>> {
     const rows = this.db
       .prepare("SELECT service_id, manifest FROM announcements WHERE announced_at >= ? ORDER BY service_id")
       .all(since.toISOString()) as Array<{ service_id: string; manifest: string }>;
     return rows.map((r) => ({ service_id: r.service_id, manifest: JSON.parse(r.manifest) as ManifestEntry[] }));
   }
 
-  close(): void {
+  /** One process owns the file: its stores on that file take turns (a queue per file). */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    let queue = turns.get(this.location);
+    if (!queue) turns.set(this.location, (queue = new Turns()));
+    return queue.run(work);
+  }
+
+  async close(): Promise<void> {
     this.db.close();
   }
-}
-
-function toRevision(row: RevisionRow): CatalogRevision {
-  return {
-    revision_number: row.revision_number,
-    content_hash: row.content_hash,
-    created_at: row.created_at,
-    tool_count: row.tool_count,
-    tools: JSON.parse(row.tools ?? "[]") as CatalogTool[],
-  };
 }

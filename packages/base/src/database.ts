@@ -1,0 +1,91 @@
+import postgres from "postgres";
+import { z } from "zod";
+
+/** A PostgreSQL connection pool (porsager's `postgres` driver). */
+export type Sql = postgres.Sql;
+/** What queries run on: the pool, or a transaction of it. */
+export type Db = postgres.ISql;
+
+/**
+ * Variables of the services that keep state (config, tool-registry, agent). DATABASE_URL set: the state
+ * lives in that PostgreSQL database, shared by every replica; unset: a SQLite file in the service's data
+ * folder (one replica).
+ */
+export const DatabaseEnv = z.object({
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres://user:password@host:port/database URL" })
+    .optional(),
+  /** Connections one process keeps at most. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** Seconds allowed to open one connection. */
+  DATABASE_CONNECT_TIMEOUT_S: z.coerce.number().int().positive().default(10),
+});
+export type DatabaseEnv = z.output<typeof DatabaseEnv>;
+
+/**
+ * A pool on `url`. BIGINT columns and COUNT(*) come back as JS numbers (toolmesh's are versions, counts and
+ * millisecond times, far below 2^53) rather than the driver's default strings; notices (e.g. "relation
+ * already exists, skipping") are not logged.
+ */
+export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
+  return postgres(url, {
+    max: options.max ?? 10,
+    connect_timeout: options.connectTimeoutS ?? 10,
+    onnotice: () => undefined,
+    types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) } },
+  });
+}
+
+/**
+ * A pool on `url` with `component`'s migrations applied (safe when several replicas start at once); the pool
+ * is closed again when they fail.
+ */
+export async function openDatabase(url: string, component: string, migrations: readonly Migration[], pool: { max?: number; connectTimeoutS?: number } = {}): Promise<Sql> {
+  const sql = connectPostgres(url, pool);
+  try {
+    await migrate(sql, component, migrations);
+    return sql;
+  } catch (err) {
+    await sql.end();
+    throw err;
+  }
+}
+
+/** One step of a component's schema, applied once, in order of `version`. */
+export interface Migration {
+  version: number;
+  /** What it does, recorded beside the version. */
+  name: string;
+  sql: string;
+}
+
+/**
+ * Brings `component`'s tables up to its newest migration; returns the versions applied now. Everything runs
+ * in one transaction under one advisory lock shared by every component, so replicas starting at once
+ * apply each migration exactly once: the others wait, then find it recorded.
+ */
+export async function migrate(sql: Sql, component: string, migrations: readonly Migration[]): Promise<number[]> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext('toolmesh:migrations'))`;
+    await tx`CREATE TABLE IF NOT EXISTS toolmesh_migrations (
+      component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (component, version)
+    )`;
+    const rows = await tx<Array<{ version: number }>>`SELECT version FROM toolmesh_migrations WHERE component = ${component}`;
+    const done = new Set(rows.map((r) => r.version));
+    const applied: number[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(migration.version)) continue;
+      await tx.unsafe(migration.sql);
+      await tx`INSERT INTO toolmesh_migrations (component, version, name) VALUES (${component}, ${migration.version}, ${migration.name})`;
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+}
+
+/** The database a URL names, without user or password, for logs. */
+export function databaseLocation(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname}`;
+}
