@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { brokerEnv, ScriptedLlm, totalClients, waitFor } from "@toolmesh/test-support";
+import { brokerEnv, requestTopic, responseTopic, ScriptedLlm, totalClients, waitFor } from "@toolmesh/test-support";
 import { System } from "../test/system.js";
 
 // Issue 12, items 1 and 2, on the whole running system (every service its own process, the real broker):

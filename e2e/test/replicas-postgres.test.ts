@@ -1,8 +1,8 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { ConfigPush, Topics } from "@toolmesh/schema";
-import { EverythingServer, ScriptedLlm, type ServiceProcess, type TestDatabase, clientOptions, createTestDatabase, waitFor } from "@toolmesh/test-support";
+import { ConfigPush } from "@toolmesh/schema";
+import { EverythingServer, ScriptedLlm, type ServiceProcess, type TestDatabase, clientOptions, createTestDatabase, waitFor, testTopics } from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // Issue 17: two replicas of every service on one PostgreSQL database and the real broker, under load
@@ -151,7 +151,7 @@ beforeAll(async () => {
   };
   await system.start([]);
   pulsar = new PulsarClient(clientOptions(system.broker));
-  await pulsar.subscribe({ topic: Topics.configNotify, subscription: `replicas-${process.pid}`, type: "Exclusive" }, async (m) => {
+  await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `replicas-${process.pid}`, type: "Exclusive" }, async (m) => {
     pushes.push(ConfigPush.parse(JSON.parse(m.payload.toString())));
   });
   // Both replicas of each service start at once: the migrations must be applied once, whoever is first.

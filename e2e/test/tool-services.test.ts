@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { ToolServiceResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { waitFor, clientOptions } from "@toolmesh/test-support";
+import { ToolServiceResponse } from "@toolmesh/schema";
+import { waitFor, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // The first seed end to end: a new tool is a small service plus two descriptors, and works without

@@ -4,18 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
-import {
-  EverythingServer,
-  PeerProcess,
-  ScriptedLlm,
-  ServiceProcess,
-  brokerServiceUrl,
-  claimTrustGraphTenant,
-  pythonPeer,
-  useBroker,
-  waitFor,
-} from "@toolmesh/test-support";
+import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic } from "@toolmesh/schema";
+import { EverythingServer, PeerProcess, ScriptedLlm, ServiceProcess, brokerServiceUrl, claimTrustGraphTenant, pythonPeer, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // Issue 14: TrustGraph 2.11.1's own processors (trustgraph-flow from PyPI, unchanged) run against toolmesh's
 // config service, and toolmesh's agent uses a tool TrustGraph's mcp-tool processor serves.

@@ -2,7 +2,7 @@
 // once and reports how each ended. Run by run.ts with fork(), never by hand.
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient, RequestTimeoutError } from "@toolmesh/pulsar";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 export type CallEnd = "answered" | "overloaded" | "timed-out" | "wrong-answer" | `error:${string}`;
 

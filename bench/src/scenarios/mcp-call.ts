@@ -6,8 +6,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Pool } from "undici";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, waitFor } from "@toolmesh/test-support";
+import { ConfigResponse } from "@toolmesh/schema";
+import { ServiceProcess, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { BenchTool, benchRuntime } from "../bench-tool.js";
 import { benchAnswer, benchArgs } from "../workload.js";
 import { transportEnv } from "../transports.js";

@@ -1,9 +1,9 @@
 import { ToolServiceClient } from "@toolmesh/base";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
 import { BenchTool, benchRuntime } from "../bench-tool.js";
 import { type TransportKind, assertTransport, pulsarClient } from "../transports.js";
 import { BENCH_USER, benchAnswer, benchArgs } from "../workload.js";
 import type { BenchContext, CallTarget } from "./types.js";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 /**
  * ToolServiceClient -> DynamicToolService, both in this process but each with its own PulsarClient (so

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { Backoff, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
-import { ConfigPush, ConfigResponse, ServiceName, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ConfigPush, ConfigResponse, ServiceName, type TopicLayout } from "@toolmesh/schema";
 import { fetchConfigTypes } from "./config-fetch.js";
 import { FailureStreak } from "./failure-streak.js";
 import type { ReadinessResult } from "./http.js";
@@ -13,6 +13,8 @@ export interface ConfigViewOptions {
    * all of them, not only the changed ones.
    */
   types: string[];
+  /** The system's topics: config's request/response pair and its push topic. */
+  topics: TopicLayout;
   workspace?: string;
   /** A safety net for pushes missed while disconnected (non-persistent topics do not keep them). */
   pollIntervalMs?: number;
@@ -121,14 +123,13 @@ export class ConfigView {
   /** Subscribes to pushes, then loads (retrying in the background until the config service answers). */
   async start(): Promise<void> {
     this.client = await RequestClient.create(this.pulsar, {
-      requestTopic: requestTopic(ServiceName.config),
-      responseTopic: responseTopic(ServiceName.config),
+      ...this.options.topics.pair(ServiceName.config),
       responseSchema: ConfigResponse,
       subscriptionPrefix: `${this.options.subscriber}-config`,
       timeoutMs: this.options.requestTimeoutMs ?? 5_000,
     });
     this.push = await this.pulsar.subscribe(
-      { topic: Topics.configNotify, subscription: `${this.options.subscriber}-config-push-${randomUUID()}`, type: "Exclusive" },
+      { topic: this.options.topics.configNotify, subscription: `${this.options.subscriber}-config-push-${randomUUID()}`, type: "Exclusive" },
       async (message) => {
         const decoded = decodeJson(ConfigPush, message.payload);
         if (!decoded.ok) {

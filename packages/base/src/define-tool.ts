@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorType, type ManifestEntry, requestTopic, responseTopic, ServiceError } from "@toolmesh/schema";
+import { ErrorType, type ManifestEntry, ServiceError, type TopicLayout } from "@toolmesh/schema";
 import { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
 
 /** What `run` gets besides its arguments: the caller, the validated config values, the request's id and logger. */
@@ -109,7 +109,8 @@ export class DefinedToolService extends DynamicToolService {
     }
   }
 
-  override manifest(): ManifestEntry[] {
+  override manifest(topics: TopicLayout): ManifestEntry[] {
+    const { requestTopic, responseTopic } = topics.pair(this.topic);
     const variants = this.tool.variants ?? [{ name: this.tool.name, description: this.tool.description, config: {} }];
     return variants.map((variant) => ({
       tool_id: `${this.id}.${variant.name}`,
@@ -118,8 +119,8 @@ export class DefinedToolService extends DynamicToolService {
       parameters_schema: this.tool.parametersSchema,
       binding: {
         kind: "tool-service",
-        request_topic: requestTopic(this.topic),
-        response_topic: responseTopic(this.topic),
+        request_topic: requestTopic,
+        response_topic: responseTopic,
         config: variant.config as Record<string, unknown>,
       },
     }));

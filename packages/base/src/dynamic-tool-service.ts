@@ -5,10 +5,8 @@ import {
   type ManifestEntry,
   ToolServiceRequest,
   type ToolServiceResponseWire,
-  Topics,
+  type TopicLayout,
   requestSubscription,
-  requestTopic,
-  responseTopic,
 } from "@toolmesh/schema";
 import type { ServiceRuntime } from "./runtime.js";
 
@@ -36,7 +34,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<ToolResult> {
 export abstract class DynamicToolService {
   /** Service id: the Shared subscription is `{id}-request`, so replicas share requests. */
   abstract readonly id: string;
-  /** Topic name: requests on non-persistent://tg/request/{topic}, replies on .../response/{topic}. */
+  /** Topic name: requests on non-persistent://<tenant>/request/{topic}, replies on .../response/{topic}. */
   abstract readonly topic: string;
   /** Requests one instance handles at once. */
   concurrency = 8;
@@ -48,26 +46,26 @@ export abstract class DynamicToolService {
     context: InvocationContext,
   ): Promise<ToolResult> | AsyncIterable<ToolResult>;
 
-  /** The tools this service offers, announced at start so a registry can find them without config. */
-  manifest(): ManifestEntry[] {
+  /** The tools this service offers (bound to its topics in `topics`), announced at start so a registry can find them without config. */
+  manifest(_topics: TopicLayout): ManifestEntry[] {
     return [];
   }
 
   /**
-   * Serves the topic; then, unless `announce` is false, announces the manifest on `announceTopic` and again
+   * Serves the topic; then, unless `announce` is false, announces the manifest on `announceTopic` (the
+   * runtime's announcement topic unless given) and again
    * every `announceIntervalMs` — a heartbeat: a registry forgets announcements that stop coming.
    */
   async start(
     runtime: ServiceRuntime,
     {
       announce = true,
-      announceTopic = Topics.toolAnnouncements,
+      announceTopic = runtime.topics.toolAnnouncements,
       announceIntervalMs = 60_000,
     }: { announce?: boolean; announceTopic?: string; announceIntervalMs?: number } = {},
   ): Promise<Subscription> {
     const subscription = await runtime.serve({
-      requestTopic: requestTopic(this.topic),
-      responseTopic: responseTopic(this.topic),
+      ...runtime.topics.pair(this.topic),
       subscription: requestSubscription(this.id),
       requestSchema: ToolServiceRequest,
       errorType: ErrorType.toolServiceError,
@@ -75,7 +73,7 @@ export abstract class DynamicToolService {
       errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
       handler: (request, context) => this.reply(request, { id: context.id, logger: context.logger }),
     });
-    if (announce && this.manifest().length > 0) {
+    if (announce && this.manifest(runtime.topics).length > 0) {
       await this.announce(runtime, announceTopic);
       const heartbeat = setInterval(() => {
         this.announce(runtime, announceTopic, { quiet: true }).catch((err: unknown) => runtime.logger.warn({ err }, "re-announcement failed"));
@@ -86,8 +84,8 @@ export abstract class DynamicToolService {
   }
 
   /** Publishes the manifest on the persistent announcement topic (skipped when there is none). */
-  async announce(runtime: ServiceRuntime, topic: string = Topics.toolAnnouncements, { quiet = false } = {}): Promise<void> {
-    const manifest = this.manifest();
+  async announce(runtime: ServiceRuntime, topic: string = runtime.topics.toolAnnouncements, { quiet = false } = {}): Promise<void> {
+    const manifest = this.manifest(runtime.topics);
     if (manifest.length === 0) return;
     await runtime.pulsar.sendJson(topic, {
       service_id: this.id,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AllowedTenants, PersistentQueueId, Topics } from "@toolmesh/schema";
+import { AllowedTenants, DEFAULT_TENANT, PersistentQueueId, ServiceName } from "@toolmesh/schema";
 import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
@@ -41,6 +41,10 @@ export const BaseEnv = z.object({
   CONFIG_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Services that read config: consecutive failed reloads after which /readyz answers 503 with the reason. */
   CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
+  /** The Pulsar tenant every topic of this system is in (separate systems on one broker use separate tenants). */
+  TOOLMESH_TENANT: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'").default(DEFAULT_TENANT),
+  /** The mcp-tool service's topic name; mcp-tool serves it and the agent, gateway and MCP face call it. */
+  MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default(ServiceName.mcpTool),
   /** Further Pulsar tenants tool queues may name (comma-separated); the system's own is always allowed. */
   TOOLMESH_ALLOWED_TENANTS: AllowedTenants,
   /** The broker's `maxMessageSize`: messages over it (less room for metadata) are refused before sending. */
@@ -63,7 +67,7 @@ export const topicNameSchema = z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic na
 export const ToolServiceEnv = BaseEnv.extend({
   /** How often the manifest is announced again (a registry forgets services that stop announcing). */
   TOOL_ANNOUNCE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
-  /** Persistent topic to announce on (the registry reads the same one). */
-  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.default(Topics.toolAnnouncements),
+  /** Persistent topic to announce on (the registry reads the same one); unset: `persistent://<tenant>/flow/tool-announcements`. */
+  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.optional(),
 });
 export type ToolServiceEnv = z.output<typeof ToolServiceEnv>;

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { BrokerDrops, PulsarClient, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
+import { TopicLayout } from "@toolmesh/schema";
 import { ConfigView } from "./config-view.js";
 import type { BaseEnv } from "./env.js";
 import { type ReadinessCheck, createHttpServer } from "./http.js";
@@ -32,6 +33,8 @@ export class ServiceRuntime {
   readonly env: BaseEnv;
   readonly logger: Logger;
   readonly pulsar: PulsarClient;
+  /** This system's topics, from TOOLMESH_TENANT and MCP_TOOL_TOPIC: pass it to whatever names a topic. */
+  readonly topics: TopicLayout;
   readonly metrics: ServiceMetrics;
   readonly http: FastifyInstance;
   /** Counts what the broker dropped on this service's subscriptions (see BrokerDrops). */
@@ -45,6 +48,7 @@ export class ServiceRuntime {
     this.name = options.name;
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
+    this.topics = new TopicLayout({ tenant: options.env.TOOLMESH_TENANT, mcpTool: options.env.MCP_TOOL_TOPIC });
     const settings = pulsarSettings(options.env);
     this.pulsar = new PulsarClient({
       ...settings,
@@ -85,6 +89,7 @@ export class ServiceRuntime {
   configView(types: string[], workspace?: string): ConfigView {
     const view = new ConfigView(this.pulsar, this.logger.child({ component: "config", ...(workspace ? { workspace } : {}) }), {
       types,
+      topics: this.topics,
       ...(workspace ? { workspace } : {}),
       subscriber: workspace ? `${this.name}-${workspace.replace(/[^A-Za-z0-9-]/g, "")}` : this.name,
       requestTimeoutMs: this.env.CONFIG_REQUEST_TIMEOUT_MS,

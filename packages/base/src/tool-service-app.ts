@@ -15,6 +15,7 @@ function registerManifestRoute(app: FastifyInstance, manifest: () => ManifestEnt
  * and (unless `announce` is false) announce the manifest where ToolServiceEnv says, as a heartbeat.
  */
 export async function serveToolService(runtime: ServiceRuntime, service: DynamicToolService, env: ToolServiceEnv, announce: boolean): Promise<Subscription> {
-  registerManifestRoute(runtime.http, () => service.manifest());
-  return service.start(runtime, { announce, announceTopic: env.TOOL_ANNOUNCE_TOPIC, announceIntervalMs: env.TOOL_ANNOUNCE_INTERVAL_MS });
+  registerManifestRoute(runtime.http, () => service.manifest(runtime.topics));
+  const announceTopic = env.TOOL_ANNOUNCE_TOPIC ?? runtime.topics.toolAnnouncements;
+  return service.start(runtime, { announce, announceTopic, announceIntervalMs: env.TOOL_ANNOUNCE_INTERVAL_MS });
 }

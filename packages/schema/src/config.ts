@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { NullableWireError } from "./errors.js";
-import { requestTopic, responseTopic } from "./topics.js";
 
 /**
  * TrustGraph's config operations. `getkeys-all-ws` and `getvalues-all-ws` span every workspace and are
@@ -20,14 +19,6 @@ export const TEMPLATE_WORKSPACE = "__template__";
 /** Workspaces starting with `_` store items normally but are no workspace of their own: no queue, no pushes. */
 export function isReservedWorkspace(workspace: string): boolean {
   return workspace.startsWith("_");
-}
-
-/**
- * The queues of one workspace's config, as TrustGraph names them: `request:tg:config:<ws>` and
- * `response:tg:config:<ws>` (in this system's tenant).
- */
-export function workspaceConfigTopics(workspace: string): { request: string; response: string } {
-  return { request: requestTopic(`config:${workspace}`), response: responseTopic(`config:${workspace}`) };
 }
 
 export const ConfigKey = z.object({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queueTopic, requestTopic, responseTopic } from "./topics.js";
+import { type TopicLayout, type TopicPair, queueTopic } from "./topics.js";
 
 /** Config types toolmesh understands; the config store validates these and stores others as given. */
 export const ConfigType = {
@@ -59,11 +59,18 @@ export const ToolServiceDescriptor = z
   })
   .transform((d) => ({
     id: d.id,
-    requestTopic: d["request-queue"] ?? requestTopic(d.topic as string),
-    responseTopic: d["response-queue"] ?? responseTopic(d.topic as string),
+    topic: d.topic,
+    requestQueue: d["request-queue"],
+    responseQueue: d["response-queue"],
     configParams: d["config-params"],
   }));
 export type ToolServiceDescriptor = z.output<typeof ToolServiceDescriptor>;
+
+/** A descriptor's topics: its queues as written, or its `topic` name in this system's layout. */
+export function toolServiceTopics(descriptor: ToolServiceDescriptor, layout: TopicLayout): TopicPair {
+  const own = layout.pair(descriptor.topic ?? descriptor.id);
+  return { requestTopic: descriptor.requestQueue ?? own.requestTopic, responseTopic: descriptor.responseQueue ?? own.responseTopic };
+}
 
 export const ArgumentType = z.enum(["string", "number", "integer", "boolean", "object", "array"]);
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TENANT, parseTopic } from "./topics.js";
+import { parseTopic } from "./topics.js";
 
 const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -23,7 +23,8 @@ export class TenantPolicy {
   readonly tenants: ReadonlySet<string>;
 
   constructor(
-    readonly own: string = TENANT,
+    /** The system's own tenant (TopicLayout.tenant). */
+    readonly own: string,
     extra: readonly string[] = [],
   ) {
     this.tenants = new Set([own, ...extra]);

@@ -1,17 +1,12 @@
-/**
- * Topic names (design §2). Requests and replies travel on non-persistent topics in tenant `tg`;
- * pushes on `tg/notify`; tool-service manifests are announced on a persistent topic so that a registry
- * started later still reads them.
- */
-/**
- * The Pulsar tenant: `tg` (TrustGraph's) unless TOOLMESH_TENANT says otherwise — for running separate
- * systems on one broker (e.g. each test file in its own tenant). Read once, when this module loads.
- */
-export const TENANT = tenantFromEnv(process.env.TOOLMESH_TENANT);
+/** TrustGraph's tenant, and toolmesh's unless TOOLMESH_TENANT names another. */
+export const DEFAULT_TENANT = "tg";
 
+const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** TOOLMESH_TENANT's value as a tenant (empty or unset: `tg`); throws naming the variable when invalid. */
 export function tenantFromEnv(value: string | undefined): string {
-  if (value === undefined || value === "") return "tg";
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw new Error(`TOOLMESH_TENANT='${value}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
+  if (value === undefined || value === "") return DEFAULT_TENANT;
+  if (!TENANT_NAME.test(value)) throw new Error(`TOOLMESH_TENANT='${value}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
   return value;
 }
 
@@ -31,24 +26,75 @@ export const ServiceName = {
   agentRuns: "agent-runs",
 } as const;
 
-export function requestTopic(name: string): string {
-  return `non-persistent://${TENANT}/${Namespace.request}/${name}`;
+export interface TopicPair {
+  requestTopic: string;
+  responseTopic: string;
 }
 
-export function responseTopic(name: string): string {
-  return `non-persistent://${TENANT}/${Namespace.response}/${name}`;
+export interface TopicLayoutOptions {
+  /** The Pulsar tenant every toolmesh topic is in (TOOLMESH_TENANT). */
+  tenant?: string;
+  /** The mcp-tool service's topic name (MCP_TOOL_TOPIC): whoever calls it and mcp-tool itself agree on it. */
+  mcpTool?: string;
 }
 
-export function notifyTopic(name: string): string {
-  return `non-persistent://${TENANT}/${Namespace.notify}/${name}`;
-}
+/**
+ * Where everything travels (design §2): requests and replies on non-persistent topics
+ * `non-persistent://<tenant>/{request,response}/<name>`, pushes on `<tenant>/notify`, tool-service
+ * announcements on one persistent topic so a registry started later still reads them. Built once from a
+ * service's validated environment (ServiceRuntime.topics) and passed to whatever needs a topic, so every
+ * part of one system agrees on the tenant and on MCP_TOOL_TOPIC.
+ */
+export class TopicLayout {
+  readonly tenant: string;
+  readonly mcpToolName: string;
 
-export const Topics = {
-  configNotify: notifyTopic("config"),
-  toolRegistryNotify: notifyTopic("tool-registry"),
+  constructor(options: TopicLayoutOptions = {}) {
+    this.tenant = options.tenant ?? DEFAULT_TENANT;
+    if (!TENANT_NAME.test(this.tenant)) throw new Error(`'${this.tenant}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
+    this.mcpToolName = options.mcpTool ?? ServiceName.mcpTool;
+  }
+
+  request(name: string): string {
+    return `non-persistent://${this.tenant}/${Namespace.request}/${name}`;
+  }
+
+  response(name: string): string {
+    return `non-persistent://${this.tenant}/${Namespace.response}/${name}`;
+  }
+
+  notify(name: string): string {
+    return `non-persistent://${this.tenant}/${Namespace.notify}/${name}`;
+  }
+
+  /** The request and response topics of a service (or a tool-service topic name). */
+  pair(name: string): TopicPair {
+    return { requestTopic: this.request(name), responseTopic: this.response(name) };
+  }
+
+  /** The mcp-tool service's pair, under MCP_TOOL_TOPIC's name. */
+  get mcpTool(): TopicPair {
+    return this.pair(this.mcpToolName);
+  }
+
+  /** One workspace's own config queues, as TrustGraph names them: `request:tg:config:<ws>`. */
+  workspaceConfig(workspace: string): TopicPair {
+    return this.pair(`config:${workspace}`);
+  }
+
+  get configNotify(): string {
+    return this.notify("config");
+  }
+
+  get toolRegistryNotify(): string {
+    return this.notify("tool-registry");
+  }
+
   /** Persistent: a registry that starts after a tool service still reads its announcement. */
-  toolAnnouncements: `persistent://${TENANT}/${Namespace.flow}/tool-announcements`,
-} as const;
+  get toolAnnouncements(): string {
+    return `persistent://${this.tenant}/${Namespace.flow}/tool-announcements`;
+  }
+}
 
 /** The Shared subscription every replica of a service uses on its request topic. */
 export function requestSubscription(serviceId: string): string {

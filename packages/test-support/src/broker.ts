@@ -33,7 +33,9 @@ export function clientOptions(broker: Broker, kind: TransportKind = testTranspor
 
 /** The environment a service process (or a ServiceRuntime built in a test) needs to reach this broker. */
 export function brokerEnv(broker: Broker, kind: TransportKind = testTransport()): Record<string, string> {
-  return { PULSAR_SERVICE_URL: broker.serviceUrl, PULSAR_WEB_URL: broker.webServiceUrl, PULSAR_TRANSPORT: kind };
+  // The test file's own tenant (tenant-setup.ts) travels with the broker: services built in-process get it too.
+  const tenant: Record<string, string> = process.env.TOOLMESH_TENANT ? { TOOLMESH_TENANT: process.env.TOOLMESH_TENANT } : {};
+  return { PULSAR_SERVICE_URL: broker.serviceUrl, PULSAR_WEB_URL: broker.webServiceUrl, PULSAR_TRANSPORT: kind, ...tenant };
 }
 
 const NAMESPACES = ["request", "response", "notify", "flow"];

@@ -30,3 +30,4 @@ export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBroke
 export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
 export { TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase, testServerUrl, type TestDatabase } from "./postgres.js";
+export { notifyTopic, requestTopic, responseTopic, testTopics } from "./topics.js";

@@ -3,11 +3,10 @@ import {
   AgentRequest,
   AgentRunsRequest,
   type AgentRunsResponse,
+  ErrorType,
   ServiceName,
   TenantPolicy,
   requestSubscription,
-  requestTopic,
-  responseTopic,
 } from "@toolmesh/schema";
 import { AgentInstance, newInstanceId } from "./agent-instance.js";
 import { AgentLoop } from "./agent-loop.js";
@@ -43,13 +42,14 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
   if (!model) runtime.logger.warn(NO_LLM_MESSAGE);
   const invoker = new ToolInvoker({
     pulsar: runtime.pulsar,
+    topics: runtime.topics,
     timeoutMs: env.AGENT_TOOL_TIMEOUT_MS,
-    tenants: new TenantPolicy(undefined, env.TOOLMESH_ALLOWED_TENANTS),
+    tenants: new TenantPolicy(runtime.topics.tenant, env.TOOLMESH_ALLOWED_TENANTS),
     toolClients: { idleMs: env.AGENT_TOOL_CLIENT_IDLE_MS, maxClients: env.AGENT_MAX_TOOL_CLIENTS },
     logger: runtime.logger.child({ component: "tools" }),
     ...(model ? { model } : {}),
   });
-  const catalog = await CatalogClient.create(runtime.pulsar, 10_000);
+  const catalog = await CatalogClient.create(runtime.pulsar, runtime.topics, 10_000);
   const loop = model
     ? new AgentLoop({ model, invoker, store, mode: env.AGENT_TOOL_MODE, maxIterations: env.AGENT_MAX_ITERATIONS, logger: runtime.logger.child({ component: "loop" }) })
     : null;
@@ -62,18 +62,16 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
   });
 
   await runtime.serve({
-    requestTopic: requestTopic(ServiceName.agent),
-    responseTopic: responseTopic(ServiceName.agent),
+    ...runtime.topics.pair(ServiceName.agent),
     subscription: requestSubscription(SERVICE_ID),
     requestSchema: AgentRequest,
     concurrency: env.AGENT_CONCURRENCY,
-    errorType: "agent-error",
+    errorType: ErrorType.agentError,
     errorReply: (error) => ({ message_type: "error" as const, content: error.message, end_of_message: true, end_of_dialog: true, error }),
     handler: createAgentHandler({ catalog, store, loop }),
   });
   await runtime.serve({
-    requestTopic: requestTopic(ServiceName.agentRuns),
-    responseTopic: responseTopic(ServiceName.agentRuns),
+    ...runtime.topics.pair(ServiceName.agentRuns),
     subscription: requestSubscription(`${SERVICE_ID}-runs`),
     requestSchema: AgentRunsRequest,
     errorReply: (error): Partial<AgentRunsResponse> => ({ error }),

@@ -1,5 +1,5 @@
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { type CatalogRevision, ServiceName, ToolRegistryResponse, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogRevision, ServiceName, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** Asks the tool registry for the revision a run uses; revisions never change, so each is fetched once. */
 export class CatalogClient {
@@ -7,10 +7,9 @@ export class CatalogClient {
 
   private constructor(private readonly registry: RequestClient<typeof ToolRegistryResponse>) {}
 
-  static async create(pulsar: PulsarClient, timeoutMs: number): Promise<CatalogClient> {
+  static async create(pulsar: PulsarClient, topics: TopicLayout, timeoutMs: number): Promise<CatalogClient> {
     const registry = await RequestClient.create(pulsar, {
-      requestTopic: requestTopic(ServiceName.toolRegistry),
-      responseTopic: responseTopic(ServiceName.toolRegistry),
+      ...topics.pair(ServiceName.toolRegistry),
       responseSchema: ToolRegistryResponse,
       subscriptionPrefix: "agent-registry",
       timeoutMs,

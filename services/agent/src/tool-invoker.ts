@@ -3,7 +3,7 @@ import addFormatsModule from "ajv-formats";
 import type { Logger } from "pino";
 import { ClientPool, ToolServiceClient } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { type CatalogTool, McpToolResponse, ServiceName, TenantPolicy, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogTool, McpToolResponse, TenantPolicy, type TopicLayout } from "@toolmesh/schema";
 import type { ChatModel } from "./llm/chat-model.js";
 
 /** Invocation failures the model should read as an observation, not a crash. */
@@ -13,6 +13,8 @@ export class ToolCallProblem extends Error {
 
 export interface ToolInvokerOptions {
   pulsar: PulsarClient;
+  /** The system's topics: toolmesh's mcp-tool service (MCP_TOOL_TOPIC) for MCP tools naming no queues. */
+  topics: TopicLayout;
   timeoutMs: number;
   /** For text-completion tools; absent when no LLM is configured. */
   model?: ChatModel;
@@ -39,7 +41,7 @@ export class ToolInvoker {
   private readonly mcpGateways = new Map<string, Promise<RequestClient<typeof McpToolResponse>>>();
 
   constructor(private readonly options: ToolInvokerOptions) {
-    this.tenants = options.tenants ?? new TenantPolicy();
+    this.tenants = options.tenants ?? new TenantPolicy(options.topics.tenant);
     this.toolServices = new ClientPool({
       idleMs: options.toolClients?.idleMs ?? 300_000,
       maxClients: options.toolClients?.maxClients ?? 256,
@@ -90,7 +92,8 @@ export class ToolInvoker {
         }
       }
       case "mcp-tool": {
-        const gateway = [binding.request_topic ?? requestTopic(ServiceName.mcpTool), binding.response_topic ?? responseTopic(ServiceName.mcpTool)] as const;
+        const own = this.options.topics.mcpTool;
+        const gateway = [binding.request_topic ?? own.requestTopic, binding.response_topic ?? own.responseTopic] as const;
         const outside = this.tenants.firstProblem([...gateway]);
         if (outside) throw new ToolCallProblem(`tool ${tool.name} is refused: ${outside}`);
         const client = await this.mcpClient(...gateway);

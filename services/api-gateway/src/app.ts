@@ -43,7 +43,7 @@ export function createGatewayRuntime(env: GatewayEnv, logger?: Logger): ServiceR
 export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Promise<Gateway> {
   const config = runtime.configView([ConfigType.toolService]);
   const registry = runtime.configView([WorkspaceRegistry.type], WorkspaceRegistry.workspace);
-  const services = new ServiceTable(config, timeouts(env), new TenantPolicy(undefined, env.TOOLMESH_ALLOWED_TENANTS));
+  const services = new ServiceTable(config, runtime.topics, timeouts(env), new TenantPolicy(runtime.topics.tenant, env.TOOLMESH_ALLOWED_TENANTS));
   const dispatcher = new Dispatcher({
     pulsar: runtime.pulsar,
     logger: runtime.logger.child({ component: "dispatch" }),

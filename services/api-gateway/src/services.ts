@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { ConfigView } from "@toolmesh/base";
-import { AgentRequest, AgentResponse, AgentRunsRequest, AgentRunsResponse, ConfigRequest, ConfigResponse, ConfigType, McpToolRequest, McpToolResponse, ServiceName, type TenantPolicy, ToolRegistryRequest, ToolRegistryResponse, ToolServiceDescriptor, ToolServiceRequest, ToolServiceResponse, parseTopic, requestTopic, responseTopic, workspaceConfigTopics, ServiceError, ErrorType } from "@toolmesh/schema";
+import { AgentRequest, AgentResponse, AgentRunsRequest, AgentRunsResponse, ConfigRequest, ConfigResponse, ConfigType, ErrorType, McpToolRequest, McpToolResponse, ServiceError, ServiceName, type TenantPolicy, ToolRegistryRequest, ToolRegistryResponse, ToolServiceDescriptor, ToolServiceRequest, ToolServiceResponse, type TopicLayout, type TopicPair, parseTopic, toolServiceTopics } from "@toolmesh/schema";
 
 /** Everything the dispatcher needs to forward one request and know when its replies end. */
 export interface ServiceRoute {
@@ -48,14 +48,13 @@ const single = () => true;
 const agentDone = (reply: AgentResponse) => reply.end_of_dialog || reply.message_type === "error";
 const toolServiceDone = (reply: ToolServiceResponse) => reply.end_of_stream || reply.error !== null;
 
-function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isLast"], timeoutMs: number, timeoutSetting: string): ServiceRoute {
+function fixedRoute(name: keyof typeof ServiceSchemas, topics: TopicPair, isLast: ServiceRoute["isLast"], timeoutMs: number, timeoutSetting: string): ServiceRoute {
   const { request, response, streamed } = ServiceSchemas[name];
   return {
     kind: name,
     name,
     pooled: false,
-    requestTopic: requestTopic(name),
-    responseTopic: responseTopic(name),
+    ...topics,
     requestSchema: request,
     responseSchema: response,
     streamed,
@@ -67,13 +66,13 @@ function fixedRoute(name: keyof typeof ServiceSchemas, isLast: ServiceRoute["isL
 
 const REQUEST_SETTING = "GATEWAY_REQUEST_TIMEOUT_MS";
 
-function fixedRoutes(timeouts: ServiceTimeouts): Record<string, ServiceRoute> {
+function fixedRoutes(layout: TopicLayout, timeouts: ServiceTimeouts): Record<string, ServiceRoute> {
   return {
-    [ServiceName.config]: fixedRoute(ServiceName.config, single, timeouts.requestMs, REQUEST_SETTING),
-    [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, single, timeouts.mcpToolMs, "GATEWAY_MCP_TOOL_TIMEOUT_MS"),
-    [ServiceName.agent]: fixedRoute(ServiceName.agent, agentDone, timeouts.agentMs, "GATEWAY_AGENT_TIMEOUT_MS"),
-    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, single, timeouts.requestMs, REQUEST_SETTING),
-    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.config]: fixedRoute(ServiceName.config, layout.pair(ServiceName.config), single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, layout.mcpTool, single, timeouts.mcpToolMs, "GATEWAY_MCP_TOOL_TIMEOUT_MS"),
+    [ServiceName.agent]: fixedRoute(ServiceName.agent, layout.pair(ServiceName.agent), agentDone, timeouts.agentMs, "GATEWAY_AGENT_TIMEOUT_MS"),
+    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, layout.pair(ServiceName.agentRuns), single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, layout.pair(ServiceName.toolRegistry), single, timeouts.requestMs, REQUEST_SETTING),
   };
 }
 
@@ -87,10 +86,11 @@ export class ServiceTable {
 
   constructor(
     private readonly config: ConfigView,
+    private readonly topics: TopicLayout,
     private readonly timeouts: ServiceTimeouts,
     private readonly tenants: TenantPolicy,
   ) {
-    this.fixed = fixedRoutes(timeouts);
+    this.fixed = fixedRoutes(topics, timeouts);
   }
 
   get fixedNames(): string[] {
@@ -100,7 +100,7 @@ export class ServiceTable {
   /** The topic pairs of every usable tool-service descriptor now in config. */
   toolServiceTopics(): Array<Pick<ServiceRoute, "requestTopic" | "responseTopic">> {
     if (!this.config.ready) return [];
-    return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()];
+    return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()].map((d) => toolServiceTopics(d, this.topics));
   }
 
   /**
@@ -108,8 +108,7 @@ export class ServiceTable {
    * global config operations: the config service takes the workspace from the queue, not the body.
    */
   workspaceConfig(workspace: string): ServiceRoute {
-    const topics = workspaceConfigTopics(workspace);
-    return { ...this.fixed[ServiceName.config]!, requestTopic: topics.request, responseTopic: topics.response };
+    return { ...this.fixed[ServiceName.config]!, ...this.topics.workspaceConfig(workspace) };
   }
 
   /** The route for `name`; throws a ServiceError (403, 404, 502 or 503) when there is none to use. */
@@ -132,20 +131,21 @@ export class ServiceTable {
         `unknown service '${name}': not one of ${this.fixedNames.join(", ")}, and no tool-service descriptor has id '${name}'`,
       );
     }
+    const { requestTopic, responseTopic } = toolServiceTopics(descriptor, this.topics);
     try {
-      parseTopic(descriptor.requestTopic);
-      parseTopic(descriptor.responseTopic);
+      parseTopic(requestTopic);
+      parseTopic(responseTopic);
     } catch (err) {
       throw unusable((err as Error).message);
     }
-    const outside = this.tenants.firstProblem([descriptor.requestTopic, descriptor.responseTopic]);
+    const outside = this.tenants.firstProblem([requestTopic, responseTopic]);
     if (outside) throw new ServiceError(ErrorType.forbidden, `tool-service descriptor '${name}' is refused: ${outside}`);
     return {
       kind: ConfigType.toolService,
       name,
       pooled: true,
-      requestTopic: descriptor.requestTopic,
-      responseTopic: descriptor.responseTopic,
+      requestTopic,
+      responseTopic,
       requestSchema: ToolServiceRequest,
       responseSchema: ToolServiceResponse,
       streamed: true,

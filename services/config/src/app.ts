@@ -4,12 +4,9 @@ import { decodeJson } from "@toolmesh/pulsar";
 import {
   ConfigPush,
   type ConfigResponse,
+  ErrorType,
   ServiceName,
-  Topics,
   requestSubscription,
-  requestTopic,
-  responseTopic,
-  workspaceConfigTopics,
 } from "@toolmesh/schema";
 import type { ConfigEnv } from "./env.js";
 import { IncomingConfigRequest, createConfigHandlers } from "./handlers/config-request.js";
@@ -36,16 +33,15 @@ export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Prom
   let lastVersion = await store.version();
   const publish = async (push: ConfigPush) => {
     lastVersion = Math.max(lastVersion, push.version);
-    await runtime.pulsar.sendJson(Topics.configNotify, push);
+    await runtime.pulsar.sendJson(runtime.topics.configNotify, push);
   };
   const errorReply = (error: ConfigResponse["error"]): Partial<ConfigResponse> => ({ version: lastVersion, error });
-  const common = { subscription: requestSubscription(SERVICE_ID), requestSchema: IncomingConfigRequest, errorType: "config-error", errorReply };
+  const common = { subscription: requestSubscription(SERVICE_ID), requestSchema: IncomingConfigRequest, errorType: ErrorType.configError, errorReply };
 
   const workspaceQueues: WorkspaceQueues = new WorkspaceQueues({
     registered: () => store.workspaces(),
     serve: (workspace) => {
-      const topics = workspaceConfigTopics(workspace);
-      return runtime.serve({ ...common, requestTopic: topics.request, responseTopic: topics.response, handler: (request) => handlers.workspace(workspace, request) });
+      return runtime.serve({ ...common, ...runtime.topics.workspaceConfig(workspace), handler: (request) => handlers.workspace(workspace, request) });
     },
     logger: runtime.logger,
   });
@@ -61,11 +57,11 @@ export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Prom
 
   const registered = await store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
   if (registered) runtime.logger.info({ workspaces: registered.created }, "registered workspaces");
-  await runtime.serve({ ...common, requestTopic: requestTopic(ServiceName.config), responseTopic: responseTopic(ServiceName.config), handler: (request) => handlers.system(request) });
+  await runtime.serve({ ...common, ...runtime.topics.pair(ServiceName.config), handler: (request) => handlers.system(request) });
   await workspaceQueues.sync();
   // Workspaces registered by another replica's writes (should several share a database) reach us as pushes.
   await runtime.pulsar.subscribe(
-    { topic: Topics.configNotify, subscription: `${SERVICE_ID}-workspaces-${randomUUID()}`, type: "Exclusive" },
+    { topic: runtime.topics.configNotify, subscription: `${SERVICE_ID}-workspaces-${randomUUID()}`, type: "Exclusive" },
     async (message) => {
       const decoded = decodeJson(ConfigPush, message.payload);
       if (!decoded.ok) return;

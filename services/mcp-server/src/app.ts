@@ -26,6 +26,7 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   const metrics = new McpMetrics(runtime.metrics.registry);
   const catalog = new RevisionCatalog({
     pulsar: runtime.pulsar,
+    topics: runtime.topics,
     logger: logger.child({ component: "catalog" }),
     subscriber: runtime.name,
     timeoutMs: env.MCP_REGISTRY_TIMEOUT_MS,
@@ -33,7 +34,7 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   });
   const views = new ToolViews();
   const sessions = new SessionRegistry({ idleMs: env.MCP_SESSION_IDLE_MS, maxSessions: env.MCP_MAX_SESSIONS, metrics, logger: logger.child({ component: "sessions" }) });
-  const invoker = new BindingInvoker(runtime.pulsar, runtime.name);
+  const invoker = new BindingInvoker(runtime.pulsar, runtime.topics, runtime.name);
   catalog.onNewRevision((revision) => sessions.follow(revision));
   // Ready once the registry answers, even with no revision yet (sessions then get a clear 503 until one exists).
   runtime.addReadinessCheck("catalog", () => catalog.reachable);

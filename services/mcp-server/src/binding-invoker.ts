@@ -1,6 +1,6 @@
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { type CatalogTool, McpToolResponse, ServiceName, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogTool, McpToolResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** What a tool gave back: text, a JSON object, or MCP content parts (an mcp-tool's images and the like). */
 export type ToolOutput =
@@ -58,6 +58,8 @@ export class BindingInvoker {
 
   constructor(
     private readonly pulsar: PulsarClient,
+    /** The system's topics: toolmesh's mcp-tool service (MCP_TOOL_TOPIC). */
+    private readonly topics: TopicLayout,
     private readonly subscriber: string,
   ) {}
 
@@ -109,8 +111,7 @@ export class BindingInvoker {
   private mcpClient(timeoutMs: number): Promise<RequestClient<typeof McpToolResponse>> {
     if (!this.mcp) {
       this.mcp = RequestClient.create(this.pulsar, {
-        requestTopic: requestTopic(ServiceName.mcpTool),
-        responseTopic: responseTopic(ServiceName.mcpTool),
+        ...this.topics.mcpTool,
         responseSchema: McpToolResponse,
         subscriptionPrefix: `${this.subscriber}-mcp-tool`,
         timeoutMs,

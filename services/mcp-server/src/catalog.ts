@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
-import { type CatalogRevision, ServiceName, ToolRegistryPush, ToolRegistryResponse, Topics, requestTopic, responseTopic, ErrorType } from "@toolmesh/schema";
+import { type CatalogRevision, ErrorType, ServiceName, ToolRegistryPush, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** The registry answered that it has no such revision (or no revision at all yet). */
 export class UnknownRevisionError extends Error {
@@ -10,6 +10,8 @@ export class UnknownRevisionError extends Error {
 
 export interface RevisionCatalogOptions {
   pulsar: PulsarClient;
+  /** The system's topics: the registry's pair and its push topic. */
+  topics: TopicLayout;
   logger: Logger;
   /** Start of the private subscription names. */
   subscriber: string;
@@ -39,15 +41,14 @@ export class RevisionCatalog {
   async start(): Promise<void> {
     const { pulsar, subscriber, timeoutMs } = this.options;
     this.registry = await RequestClient.create(pulsar, {
-      requestTopic: requestTopic(ServiceName.toolRegistry),
-      responseTopic: responseTopic(ServiceName.toolRegistry),
+      ...this.options.topics.pair(ServiceName.toolRegistry),
       responseSchema: ToolRegistryResponse,
       subscriptionPrefix: `${subscriber}-registry`,
       timeoutMs,
     });
     // Every replica needs every push: an Exclusive subscription of its own.
     this.push = await pulsar.subscribe(
-      { topic: Topics.toolRegistryNotify, subscription: `${subscriber}-registry-push-${randomUUID()}`, type: "Exclusive" },
+      { topic: this.options.topics.toolRegistryNotify, subscription: `${subscriber}-registry-push-${randomUUID()}`, type: "Exclusive" },
       async (message) => {
         const decoded = decodeJson(ToolRegistryPush, message.payload);
         if (!decoded.ok) {

@@ -1,5 +1,5 @@
 import type { ServiceRuntime } from "@toolmesh/base";
-import { ConfigType, ErrorType, McpDescriptor, type McpToolResponse, requestSubscription, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ConfigType, ErrorType, McpDescriptor, type McpToolResponse, requestSubscription } from "@toolmesh/schema";
 import type { McpToolEnv } from "./env.js";
 import { McpToolServiceRequest, createMcpToolHandler } from "./handlers/mcp-tool-request.js";
 import { McpEntries } from "./mcp-entries.js";
@@ -42,8 +42,8 @@ export async function buildMcpTool(runtime: ServiceRuntime, env: McpToolEnv): Pr
   };
 
   await runtime.serve({
-    requestTopic: requestTopic(env.MCP_TOOL_TOPIC),
-    responseTopic: responseTopic(env.MCP_TOOL_TOPIC),
+    // MCP_TOOL_TOPIC (BaseEnv): the agent, the gateway and the MCP face call the same name.
+    ...runtime.topics.mcpTool,
     subscription: requestSubscription(SERVICE_ID),
     requestSchema: McpToolServiceRequest,
     errorType: ErrorType.mcpToolError,

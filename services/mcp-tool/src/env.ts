@@ -6,8 +6,6 @@ const positiveMs = z.coerce.number().int().positive();
 
 export const McpToolEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["mcp-tool"]),
-  /** Topic name: requests on non-persistent://tg/request/{MCP_TOOL_TOPIC}, replies on .../response/... */
-  MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default("mcp-tool"),
   /**
    * Time one request may take in all (opening a session if needed, the call, one retry). Below the 30 s
    * that the api-gateway and the agent wait for mcp-tool, so that our "did not answer" names the server.

@@ -3,10 +3,7 @@ import {
   ServiceName,
   ToolRegistryRequest,
   type ToolRegistryResponse,
-  Topics,
   requestSubscription,
-  requestTopic,
-  responseTopic,
 } from "@toolmesh/schema";
 import type { RegistryEnv } from "./env.js";
 import { registerRegistryRoutes } from "./handlers/http-routes.js";
@@ -38,11 +35,12 @@ export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEn
     store,
     fetcher,
     config,
+    topics: runtime.topics,
     logger: runtime.logger.child({ component: "catalog" }),
     announcementTtlMs: env.REGISTRY_ANNOUNCEMENT_TTL_MS,
     onRevision: async (revision) => {
       const { tools: _tools, ...summary } = revision;
-      await runtime.pulsar.sendJson(Topics.toolRegistryNotify, summary);
+      await runtime.pulsar.sendJson(runtime.topics.toolRegistryNotify, summary);
     },
   });
   const refresh = (reason: string) =>
@@ -58,7 +56,7 @@ export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEn
   registerRegistryRoutes(runtime.http, queries, refresher, env.REGISTRY_ADMIN_TOKEN);
   await config.start();
   config.onChange(() => refresh("config change"));
-  await consumeAnnouncements(runtime.pulsar, env.TOOL_ANNOUNCE_TOPIC, store, runtime.logger.child({ component: "announcements" }), (serviceId) => refresh(`announcement from ${serviceId}`));
+  await consumeAnnouncements(runtime.pulsar, env.TOOL_ANNOUNCE_TOPIC ?? runtime.topics.toolAnnouncements, store, runtime.logger.child({ component: "announcements" }), (serviceId) => refresh(`announcement from ${serviceId}`));
   if (env.REGISTRY_REFRESH_INTERVAL_MS > 0) {
     const timer = setInterval(() => refresh("interval"), env.REGISTRY_REFRESH_INTERVAL_MS);
     timer.unref();
@@ -66,8 +64,7 @@ export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEn
   }
 
   await runtime.serve({
-    requestTopic: requestTopic(ServiceName.toolRegistry),
-    responseTopic: responseTopic(ServiceName.toolRegistry),
+    ...runtime.topics.pair(ServiceName.toolRegistry),
     subscription: requestSubscription(SERVICE_ID),
     requestSchema: ToolRegistryRequest,
     errorType: "tool-registry-error",

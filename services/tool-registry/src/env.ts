@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BaseEnv, DatabaseEnv, parseEnv } from "@toolmesh/base";
-import { PersistentQueueId, ServicePorts, Topics } from "@toolmesh/schema";
+import { PersistentQueueId, ServicePorts } from "@toolmesh/schema";
 
 const cidrList = z
   .string()
@@ -21,8 +21,8 @@ export const RegistryEnv = BaseEnv.extend({
   REGISTRY_MAX_MANIFEST_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   /** Internal ranges manifest URLs may reach (loopback and private are refused otherwise). */
   REGISTRY_ALLOWED_NETWORKS: cidrList,
-  /** Persistent topic tool services announce their manifests on. */
-  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.default(Topics.toolAnnouncements),
+  /** Persistent topic tool services announce their manifests on; unset: `persistent://<tenant>/flow/tool-announcements`. */
+  TOOL_ANNOUNCE_TOPIC: PersistentQueueId.optional(),
   /** A service that has not announced itself for this long loses its announced tools (it re-announces every minute by default). */
   REGISTRY_ANNOUNCEMENT_TTL_MS: z.coerce.number().int().positive().default(300_000),
   /** Periodic refresh, so sources are re-read without any trigger; 0 turns it off. */

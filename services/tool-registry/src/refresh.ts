@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ConfigView } from "@toolmesh/base";
-import { ConfigType, type CatalogRevision, type SourceStatus, ToolSourceDescriptor } from "@toolmesh/schema";
+import { ConfigType, type CatalogRevision, type SourceStatus, ToolSourceDescriptor, type TopicLayout } from "@toolmesh/schema";
 import { catalogHash } from "./catalog/hashing.js";
 import { type SourceTools, mergeSources } from "./catalog/merge.js";
 import { validateManifest } from "./catalog/validate.js";
@@ -18,6 +18,8 @@ export interface CatalogRefresherDeps {
   store: RegistryStore;
   fetcher: ManifestFetcher;
   config: ConfigView;
+  /** The system's topics: a tool-service descriptor's `topic` name is resolved in them. */
+  topics: TopicLayout;
   logger: Logger;
   /** Called after a new revision is stored (publishes the push). */
   onRevision: (revision: CatalogRevision) => Promise<void>;
@@ -71,7 +73,7 @@ export class CatalogRefresher {
   private async build(reason: string): Promise<RefreshResult> {
     const { store, logger } = this.deps;
     const started = performance.now();
-    const fromConfig = configTools(this.deps.config);
+    const fromConfig = configTools(this.deps.config, this.deps.topics);
     const toolSources = [...this.deps.config.parsed(ConfigType.toolSource, ToolSourceDescriptor).items.values()]
       .filter((s) => s.active)
       .sort((a, b) => (a.id < b.id ? -1 : 1));

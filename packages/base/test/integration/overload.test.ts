@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { PulsarClient, RequestTimeoutError } from "@toolmesh/pulsar";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { useBroker, waitFor } from "@toolmesh/test-support";
+import { useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, ToolServiceError, parseEnv, type ToolResult } from "../../src/index.js";
 
 // Issue 12, items 3 and 5, on the real broker: messages over the size limit get a clear error without
@@ -32,7 +31,7 @@ const runtimes: ServiceRuntime[] = [];
 const pulsars: PulsarClient[] = [];
 
 async function startEcho(concurrency: number, env: Record<string, string> = {}) {
-  const parsed = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl, ...env });
+  const parsed = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, ...env });
   const runtime = new ServiceRuntime({ name: "echo", env: parsed, logger: pino({ level: "silent" }) });
   runtimes.push(runtime);
   const service = new Echo(concurrency);

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
-import { ToolServiceResponse, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ToolServiceResponse } from "@toolmesh/schema";
 import { RequestClient } from "@toolmesh/pulsar";
-import { useBroker, waitFor, brokerEnv } from "@toolmesh/test-support";
+import { useBroker, waitFor, brokerEnv, requestTopic, responseTopic } from "@toolmesh/test-support";
 import {
   BaseEnv,
   DynamicToolService,

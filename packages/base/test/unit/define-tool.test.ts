@@ -2,8 +2,9 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
-import { ToolAnnouncement, requestTopic, responseTopic } from "@toolmesh/schema";
+import { ToolAnnouncement } from "@toolmesh/schema";
 import { DefinedToolService, ServiceRuntime, ToolServiceClient, ToolServiceEnv, defineTool, serveToolService } from "../../src/index.js";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // defineTool end to end on the in-memory bus: the generated schema in the manifest and the announcement,
 // typed arguments in `run`, and bad arguments answered with an error naming the field while serving goes on.

@@ -1,4 +1,4 @@
-import { ToolDescriptor, ToolServiceDescriptor, requestTopic } from "@toolmesh/schema";
+import { ToolDescriptor, ToolServiceDescriptor, TopicLayout, toolServiceTopics } from "@toolmesh/schema";
 import { describe, expect, it } from "vitest";
 import {
   buildMcpDescriptor,
@@ -19,7 +19,7 @@ describe("buildToolServiceDescriptor", () => {
         { name: "lang", required: true },
       ],
     });
-    expect(ToolServiceDescriptor.parse(descriptor).requestTopic).toBe(requestTopic("joke"));
+    expect(toolServiceTopics(ToolServiceDescriptor.parse(descriptor), new TopicLayout()).requestTopic).toBe("non-persistent://tg/request/joke");
   });
 
   it("builds the queue form", () => {

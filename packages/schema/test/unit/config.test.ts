@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigPush, ConfigRequest, ConfigResponse, TENANT, workspaceConfigTopics } from "../../src/index.js";
+import { ConfigPush, ConfigRequest, ConfigResponse } from "../../src/index.js";
 
 describe("config wire", () => {
   it("decodes the design's request and defaults the workspace", () => {
@@ -45,12 +45,5 @@ describe("config wire", () => {
     expect(request).toMatchObject({ operation: "getkeys-all-ws", workspace: "" });
     expect(ConfigRequest.parse({ operation: "put", workspace: "w", values: [{ type: "t", key: "k", value: "v", workspace: "" }] }).values).toEqual([{ type: "t", key: "k", value: "v" }]);
     expect(ConfigPush.parse({ version: 3, changes: {}, workspace_changes: { created: ["w"], deleted: [] } }).workspace_changes).toEqual({ created: ["w"], deleted: [] });
-  });
-
-  it("names a workspace's queues as TrustGraph does", () => {
-    expect(workspaceConfigTopics("default")).toEqual({
-      request: `non-persistent://${TENANT}/request/config:default`,
-      response: `non-persistent://${TENANT}/response/config:default`,
-    });
   });
 });

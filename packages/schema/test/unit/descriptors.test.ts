@@ -6,12 +6,15 @@ import {
   ToolServiceDescriptor,
   ToolSourceDescriptor,
   argumentsJsonSchema,
-  requestTopic,
+  TopicLayout,
   storedDescriptorSchema,
   trustGraphOnlyToolType,
-  responseTopic,
   toolServiceConfig,
+  toolServiceTopics,
 } from "../../src/index.js";
+
+const topics = new TopicLayout({ tenant: "staging" });
+const resolved = (value: unknown) => toolServiceTopics(ToolServiceDescriptor.parse(value), topics);
 
 describe("tool-service descriptor", () => {
   it("normalises the seed form", () => {
@@ -20,12 +23,9 @@ describe("tool-service descriptor", () => {
       topic: "joke",
       "config-params": [{ name: "style", required: false }],
     });
-    expect(d).toEqual({
-      id: "joke-service",
-      requestTopic: requestTopic("joke"),
-      responseTopic: responseTopic("joke"),
-      configParams: [{ name: "style", required: false }],
-    });
+    expect(d).toEqual({ id: "joke-service", topic: "joke", requestQueue: undefined, responseQueue: undefined, configParams: [{ name: "style", required: false }] });
+    // A topic name is in the system's own tenant, whichever that is.
+    expect(toolServiceTopics(d, topics)).toEqual({ requestTopic: "non-persistent://staging/request/joke", responseTopic: "non-persistent://staging/response/joke" });
   });
 
   it("normalises TrustGraph's form to the same thing", () => {
@@ -35,14 +35,16 @@ describe("tool-service descriptor", () => {
       "response-queue": "non-persistent://tg/response/joke",
       "config-params": ["style"],
     });
-    expect(d.requestTopic).toBe("non-persistent://tg/request/joke");
+    expect(toolServiceTopics(d, topics).requestTopic).toBe("non-persistent://tg/request/joke");
     expect(d.configParams).toEqual([{ name: "style", required: false }]);
   });
 
   it("maps TrustGraph queue ids to topics, as TrustGraph does", () => {
-    const d = ToolServiceDescriptor.parse({ id: "joke-service", "request-queue": "request:tg:joke", "response-queue": "response:tg:joke" });
-    expect(d).toMatchObject({ requestTopic: "non-persistent://tg/request/joke", responseTopic: "non-persistent://tg/response/joke" });
-    expect(ToolServiceDescriptor.parse({ id: "s", "request-queue": "flow:tg:jobs", "response-queue": "response:tg:jobs" }).requestTopic).toBe("persistent://tg/flow/jobs");
+    expect(resolved({ id: "joke-service", "request-queue": "request:tg:joke", "response-queue": "response:tg:joke" })).toEqual({
+      requestTopic: "non-persistent://tg/request/joke",
+      responseTopic: "non-persistent://tg/response/joke",
+    });
+    expect(resolved({ id: "s", "request-queue": "flow:tg:jobs", "response-queue": "response:tg:jobs" }).requestTopic).toBe("persistent://tg/flow/jobs");
   });
 
   it("refuses a descriptor with no topic, a request queue without a response queue, or a queue Pulsar cannot use", () => {

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { AllowedTenants, TENANT, TenantPolicy, requestTopic } from "../../src/index.js";
+import { AllowedTenants, TenantPolicy, TopicLayout } from "../../src/index.js";
 
 describe("TenantPolicy", () => {
   const strict = new TenantPolicy("tg");
 
   it("allows the system's own tenant", () => {
     expect(strict.problem("non-persistent://tg/request/joke")).toBeNull();
-    expect(new TenantPolicy().problem(requestTopic("joke"))).toBeNull();
-    expect(new TenantPolicy().own).toBe(TENANT);
+    const staging = new TopicLayout({ tenant: "staging" });
+    expect(new TenantPolicy(staging.tenant).problem(staging.request("joke"))).toBeNull();
+    expect(new TenantPolicy(staging.tenant).own).toBe("staging");
   });
 
   it("refuses another tenant's queue, naming the queue, its tenant and the knob", () => {

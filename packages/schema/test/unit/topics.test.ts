@@ -1,12 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { TENANT, parseTopic, queueTopic, requestSubscription, requestTopic, responseTopic, tenantFromEnv, Topics } from "../../src/index.js";
+import { TopicLayout, parseTopic, queueTopic, requestSubscription, tenantFromEnv } from "../../src/index.js";
 
 describe("topics", () => {
-  it("names request and response topics as the design does", () => {
-    expect(requestTopic("joke")).toBe(`non-persistent://${TENANT}/request/joke`);
-    expect(responseTopic("mcp-tool")).toBe(`non-persistent://${TENANT}/response/mcp-tool`);
+  it("names request and response topics as the design does, in tenant tg by default", () => {
+    const topics = new TopicLayout();
+    expect(topics.request("joke")).toBe("non-persistent://tg/request/joke");
+    expect(topics.response("mcp-tool")).toBe("non-persistent://tg/response/mcp-tool");
     expect(requestSubscription("joke-service")).toBe("joke-service-request");
-    expect(Topics.configNotify).toBe(`non-persistent://${TENANT}/notify/config`);
+    expect(topics.configNotify).toBe("non-persistent://tg/notify/config");
+    expect(topics.toolRegistryNotify).toBe("non-persistent://tg/notify/tool-registry");
+    expect(topics.toolAnnouncements).toBe("persistent://tg/flow/tool-announcements");
+  });
+
+  it("builds every topic of one system from its tenant and its mcp-tool topic name", () => {
+    const topics = new TopicLayout({ tenant: "staging", mcpTool: "mcp-tool-b" });
+    expect(topics.pair("agent")).toEqual({ requestTopic: "non-persistent://staging/request/agent", responseTopic: "non-persistent://staging/response/agent" });
+    expect(topics.mcpTool).toEqual({ requestTopic: "non-persistent://staging/request/mcp-tool-b", responseTopic: "non-persistent://staging/response/mcp-tool-b" });
+    expect(topics.workspaceConfig("default")).toEqual({
+      requestTopic: "non-persistent://staging/request/config:default",
+      responseTopic: "non-persistent://staging/response/config:default",
+    });
+    expect(topics.toolAnnouncements).toBe("persistent://staging/flow/tool-announcements");
+    expect(() => new TopicLayout({ tenant: "a/b" })).toThrow(/not a valid tenant name/);
   });
 
   it("uses tenant tg unless TOOLMESH_TENANT names another, and refuses a bad one", () => {

@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
-import { TENANT, requestTopic, responseTopic } from "@toolmesh/schema";
-import { type ChatRequest, ServiceProcess, ensureTenant, totalClients, useBroker, waitFor } from "@toolmesh/test-support";
+import { type ChatRequest, ServiceProcess, ensureTenant, totalClients, useBroker, waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 import { AgentSystem, jokeTool } from "./system.js";
 
 // Issue 12, items 2 and 6 in the agent's tool invoker: clients of tool topics are released after idling and
@@ -18,7 +17,7 @@ class Echo extends DynamicToolService {
 
 const system = new AgentSystem();
 const echoes = [new Echo(), new Echo(), new Echo()];
-const OTHER = `${TENANT}-b`;
+const OTHER = `${testTopics().tenant}-b`;
 let webServiceUrl: string;
 let tools: ServiceRuntime;
 let theirJokes: ServiceProcess;
@@ -48,7 +47,7 @@ async function askAllEchoes(question: string) {
 beforeAll(async () => {
   ({ webServiceUrl } = await useBroker());
   await system.start({ AGENT_TOOL_CLIENT_IDLE_MS: "1000" });
-  tools = new ServiceRuntime({ name: "echo-tools", env: parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0" }), logger: pino({ level: "silent" }) });
+  tools = new ServiceRuntime({ name: "echo-tools", env: parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, HTTP_PORT: "0" }), logger: pino({ level: "silent" }) });
   for (const echo of echoes) await echo.start(tools, { announce: false });
   await ensureTenant(webServiceUrl, OTHER);
   theirJokes = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" } });
@@ -90,7 +89,7 @@ describe("the agent's tool-service clients", () => {
     expect(messages.map((m) => m.message_type)).toEqual(["thought", "observation", "answer"]);
     expect(messages[1]!.content).toBe(
       `tool their-pun failed: tool their-pun is refused: queue non-persistent://${OTHER}/request/joke is in tenant '${OTHER}', ` +
-        `outside the tenants this system may use ('${TENANT}'); an operator can allow more with TOOLMESH_ALLOWED_TENANTS`,
+        `outside the tenants this system may use ('${testTopics().tenant}'); an operator can allow more with TOOLMESH_ALLOWED_TENANTS`,
     );
     expect(await totalClients(webServiceUrl, [`non-persistent://${OTHER}/request/joke`])).toMatchObject({ producers: 0 });
   });

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { AgentResponse, AgentRunsResponse, ConfigResponse, ToolRegistryResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ScriptedLlm, ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
+import { AgentResponse, AgentRunsResponse, ConfigResponse, ToolRegistryResponse } from "@toolmesh/schema";
+import { ScriptedLlm, ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
 
 /** config + joke-service + tool-registry + agent as processes, an LLM script, and clients for each. */
 export class AgentSystem {

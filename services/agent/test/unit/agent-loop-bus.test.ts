@@ -5,11 +5,12 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime } from "@toolmesh/base";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
-import { type CatalogRevision, type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type CatalogRevision, type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
 import { type RunStore, SqliteRunStore } from "../../src/run-store/index.js";
 import { ToolInvoker } from "../../src/tool-invoker.js";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
 // talking over the in-memory bus, and the run recorded in a real RunStore.
@@ -63,7 +64,7 @@ beforeAll(async () => {
   runtime = new ServiceRuntime({ name: "shouter", env, logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
   await new Shouter().start(runtime, { announce: false });
   pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
-  invoker = new ToolInvoker({ pulsar, timeoutMs: 2_000 });
+  invoker = new ToolInvoker({ pulsar, topics: runtime.topics, timeoutMs: 2_000 });
   store = SqliteRunStore.open(dataDir, "unit-instance");
 });
 afterAll(async () => {

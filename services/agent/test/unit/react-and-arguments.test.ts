@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
-import type { CatalogTool } from "@toolmesh/schema";
+import { type CatalogTool, TopicLayout } from "@toolmesh/schema";
 import { parseReact, reactSystemPrompt } from "../../src/llm/react.js";
 import { ToolCallProblem, ToolInvoker } from "../../src/tool-invoker.js";
 
@@ -28,7 +28,7 @@ describe("ReAct text mode", () => {
 
 describe("argument validation before a call", () => {
   // No call is made in these tests: the client is never connected.
-  const invoker = new ToolInvoker({ pulsar: new PulsarClient({ webServiceUrl: "http://127.0.0.1:1" }), timeoutMs: 1000 });
+  const invoker = new ToolInvoker({ pulsar: new PulsarClient({ webServiceUrl: "http://127.0.0.1:1" }), topics: new TopicLayout(), timeoutMs: 1000 });
   const tool: CatalogTool = {
     tool_id: "t",
     name: "tell-pun",

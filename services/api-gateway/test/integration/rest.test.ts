@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
-import { requestTopic } from "@toolmesh/schema";
-import { useBroker } from "@toolmesh/test-support";
+import { useBroker, requestTopic } from "@toolmesh/test-support";
 import {
   type RunningGateway,
   brokenTool,

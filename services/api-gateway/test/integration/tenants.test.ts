@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TENANT } from "@toolmesh/schema";
-import { brokerEnv, ensureTenant, ServiceProcess, useBroker } from "@toolmesh/test-support";
+import { brokerEnv, ensureTenant, ServiceProcess, useBroker, testTopics } from "@toolmesh/test-support";
 import { type RunningGateway, SocketClient, registerDescriptor, startConfigService, startGateway, toolRequest, unique } from "./fixture.js";
 
 // Issue 12, item 6: a descriptor naming another tenant's queues reached that tenant's joke-service. Here a
 // second system really runs on the broker: tenant `<ours>-b` with the real joke-service in it.
-const OTHER = `${TENANT}-b`;
+const OTHER = `${testTopics().tenant}-b`;
 const foreign = unique("their-jokes");
 const descriptor = JSON.stringify({ id: foreign, "request-queue": `non-persistent://${OTHER}/request/joke`, "response-queue": `non-persistent://${OTHER}/response/joke` });
 
@@ -42,7 +41,7 @@ describe("descriptors naming another tenant's queues", () => {
     expect(response.json()).toEqual({
       error: {
         type: "forbidden",
-        message: `tool-service descriptor '${foreign}' is refused: queue non-persistent://${OTHER}/request/joke is in tenant '${OTHER}', outside the tenants this system may use ('${TENANT}'); an operator can allow more with TOOLMESH_ALLOWED_TENANTS`,
+        message: `tool-service descriptor '${foreign}' is refused: queue non-persistent://${OTHER}/request/joke is in tenant '${OTHER}', outside the tenants this system may use ('${testTopics().tenant}'); an operator can allow more with TOOLMESH_ALLOWED_TENANTS`,
       },
     });
   });

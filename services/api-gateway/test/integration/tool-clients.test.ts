@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
-import { totalClients, useBroker, waitFor } from "@toolmesh/test-support";
+import { totalClients, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { type RunningGateway, TestTool, startConfigService, startGateway, startTools, toolRequest } from "./fixture.js";
 
 // Issue 12, item 2: the gateway kept one producer and one consumer per tool topic forever (200 of each on

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WorkspaceRegistry, workspaceConfigTopics } from "@toolmesh/schema";
-import { type Broker, useBroker, waitFor } from "@toolmesh/test-support";
+import { WorkspaceRegistry } from "@toolmesh/schema";
+import { type Broker, useBroker, waitFor, testTopics } from "@toolmesh/test-support";
 import { type RunningGateway, SocketClient, startConfigService, startGateway, unique } from "./fixture.js";
 
 // TrustGraph's gateway checks the caller's workspace against the registered ones before anything else
@@ -43,7 +43,7 @@ describe("workspaces on the TrustGraph surfaces", () => {
     const response = await global({ operation: "list", type: "tool", workspace: acme });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ error: "workspace not found" });
-    expect(await publishers(workspaceConfigTopics(acme).request)).toBe(0);
+    expect(await publishers(testTopics().workspaceConfig(acme).requestTopic)).toBe(0);
   });
 
   it("answers the socket's envelope for an unknown workspace with workspace-not-found, global and flow services alike", async () => {
@@ -70,7 +70,7 @@ describe("workspaces on the TrustGraph surfaces", () => {
     expect(put.statusCode).toBe(200);
     expect(put.json()).not.toHaveProperty("error");
     // The request went to the workspace's queue: the gateway publishes there.
-    expect(await publishers(workspaceConfigTopics(acme).request)).toBe(1);
+    expect(await publishers(testTopics().workspaceConfig(acme).requestTopic)).toBe(1);
 
     expect((await global({ operation: "get", workspace: acme, keys: [{ type: "note", key: "greeting" }] })).json().values).toEqual([
       { type: "note", key: "greeting", value: '"hello acme"' },

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigView, parseItems } from "@toolmesh/base";
-import { TenantPolicy, requestTopic, responseTopic, ServiceError } from "@toolmesh/schema";
+import { ServiceError, TenantPolicy, TopicLayout } from "@toolmesh/schema";
 import { ServiceTable } from "../../src/services.js";
+import { requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 
 // Only `ready` and `parsed` are read; a real ConfigView is exercised by the integration tests.
-function table(descriptors: Record<string, string> | null, allowedTenants: string[] = []) {
+function table(descriptors: Record<string, string> | null, allowedTenants: string[] = [], topics: TopicLayout = testTopics()) {
   const view = { ready: descriptors !== null, parsed: (_type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(descriptors ?? {}, schema) } as unknown as ConfigView;
-  return new ServiceTable(view, { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 }, new TenantPolicy(undefined, allowedTenants));
+  return new ServiceTable(view, topics, { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 }, new TenantPolicy(topics.tenant, allowedTenants));
 }
 
 function failure(fn: () => unknown): ServiceError {
@@ -19,6 +20,15 @@ function failure(fn: () => unknown): ServiceError {
 }
 
 describe("ServiceTable", () => {
+  it("follows the system's topic layout: its tenant, MCP_TOOL_TOPIC, and a descriptor's topic name", () => {
+    const topics = new TopicLayout({ tenant: "staging", mcpTool: "mcp-tool-b" });
+    const services = table({ jokes: JSON.stringify({ id: "jokes", topic: "joke" }) }, [], topics);
+    expect(services.resolve("mcp-tool")).toMatchObject({ requestTopic: "non-persistent://staging/request/mcp-tool-b", responseTopic: "non-persistent://staging/response/mcp-tool-b" });
+    expect(services.resolve("agent").requestTopic).toBe("non-persistent://staging/request/agent");
+    expect(services.resolve("jokes").requestTopic).toBe("non-persistent://staging/request/joke");
+    expect(services.workspaceConfig("acme").requestTopic).toBe("non-persistent://staging/request/config:acme");
+  });
+
   it("routes the fixed services to their topics, agent with its own idle timeout", () => {
     const services = table({});
     expect(services.resolve("config")).toMatchObject({ requestTopic: requestTopic("config"), streamed: false, timeoutMs: 1_000 });

@@ -5,8 +5,8 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigResponse, type ConfigRequestWire, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
+import { ServiceProcess, useBroker, waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 
 // Issue 12 item 4: two 3.5 MB puts used to freeze configuration for every service (each reload read the whole
 // workspace in one reply over the broker's 6 MiB limit). Each describe runs its own config service, one at a time.
@@ -36,7 +36,7 @@ const startConfig = async (dataDir: string, env: Record<string, string> = {}) =>
 };
 /** A service's view of some types, as tool-registry, mcp-tool and the gateway hold one. */
 const startView = async (types: string[]) => {
-  const view = new ConfigView(pulsar, pino({ level: "silent" }), { types, subscriber: "limits-test", requestTimeoutMs: 20_000 });
+  const view = new ConfigView(pulsar, pino({ level: "silent" }), { types, topics: testTopics(), subscriber: "limits-test", requestTimeoutMs: 20_000 });
   views.push(view);
   await view.start();
   await waitFor(() => view.ready, { timeoutMs: 30_000, description: `a view of ${types.join(", ")} to load` });

@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { Topics } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, useBroker, waitFor, testTopics } from "@toolmesh/test-support";
 
 // Issue 12 item 4(c): a service whose config reloads keep failing used to stay "ready" on stale config,
 // silently. mcp-tool stands for every service that reads config (they share ConfigView and its readiness).
@@ -53,7 +52,7 @@ describe("a config reload that keeps failing", () => {
     expect((await readiness()).status).toBe(200);
     await config.stop();
     // A push makes every service reload, as after any change; with config gone each reload times out.
-    await pulsar.sendJson(Topics.configNotify, { version: 1_000_000, changes: { mcp: ["default"] } });
+    await pulsar.sendJson(testTopics().configNotify, { version: 1_000_000, changes: { mcp: ["default"] } });
 
     const unready = await waitFor(
       async () => {

@@ -5,8 +5,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigPush, ConfigResponse, type ConfigRequestWire, Topics, requestTopic, responseTopic, workspaceConfigTopics } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
+import { ConfigPush, ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
+import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 
 const dataDir = mkdtempSync(join(tmpdir(), "config-service-"));
 let service: ServiceProcess;
@@ -35,7 +35,7 @@ beforeAll(async () => {
     responseTopic: responseTopic("config"),
     responseSchema: ConfigResponse,
   });
-  await pulsar.subscribe({ topic: Topics.configNotify, subscription: `test-${process.pid}`, type: "Exclusive" }, async (m) => {
+  await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `test-${process.pid}`, type: "Exclusive" }, async (m) => {
     pushes.push(ConfigPush.parse(JSON.parse(m.payload.toString())));
   });
 });
@@ -103,8 +103,7 @@ describe("config service over the real broker", () => {
     expect(put.error).toBeNull();
     await waitFor(() => pushes.find((p) => p.version === put.version), { description: "the push" });
     expect(pushes.find((p) => p.version === put.version)).toEqual({ version: put.version, changes: { tool: ["team-q"] }, workspace_changes: { created: ["team-q"], deleted: [] } });
-    const topics = workspaceConfigTopics("team-q");
-    const queue = await RequestClient.create(pulsar, { requestTopic: topics.request, responseTopic: topics.response, responseSchema: ConfigResponse });
+    const queue = await RequestClient.create(pulsar, { ...testTopics().workspaceConfig("team-q"), responseSchema: ConfigResponse });
     try {
       // The queue's workspace wins over the body's.
       expect((await queue.request({ operation: "list", workspace: "default", type: "tool" }, { timeoutMs: 5_000 })).directory).toEqual(["only-q"]);
@@ -140,7 +139,7 @@ describe("config service over the real broker", () => {
 
 describe("ConfigView against the real config service", () => {
   it("loads its types and re-reads all of them when any changes", async () => {
-    const view = new ConfigView(pulsar, pino({ level: "silent" }), { types: ["tool", "tool-service"], subscriber: "view-test" });
+    const view = new ConfigView(pulsar, pino({ level: "silent" }), { types: ["tool", "tool-service"], topics: testTopics(), subscriber: "view-test" });
     await view.start();
     await view.whenReady();
     expect(Object.keys(view.values("tool-service"))).toEqual(["joke-service"]);

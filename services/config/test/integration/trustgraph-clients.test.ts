@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { ConfigPush, TENANT, Topics } from "@toolmesh/schema";
-import { ServiceProcess, brokerServiceUrl, pythonPeer, useBroker, waitFor } from "@toolmesh/test-support";
+import { ConfigPush } from "@toolmesh/schema";
+import { ServiceProcess, brokerServiceUrl, pythonPeer, useBroker, waitFor, testTopics } from "@toolmesh/test-support";
 
 // TrustGraph 2.11.1's own config clients (trustgraph-base from PyPI, unchanged) against toolmesh's config
 // service: AsyncConfigClient, the ConfigClient its flow processors use, and AsyncProcessor's own start-up
@@ -27,10 +27,10 @@ beforeAll(async () => {
   const { webServiceUrl } = await useBroker();
   service = await ServiceProcess.start({ service: "config", env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: dataDir } });
   pulsar = new PulsarClient({ webServiceUrl });
-  await pulsar.subscribe({ topic: Topics.configNotify, subscription: `tg-clients-${process.pid}`, type: "Exclusive" }, async (m) => {
+  await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `tg-clients-${process.pid}`, type: "Exclusive" }, async (m) => {
     pushes.push(ConfigPush.parse(JSON.parse(m.payload.toString())));
   });
-  const { stdout } = await run(python, [SCRIPT, await brokerServiceUrl(webServiceUrl), TENANT, WORKSPACE], { timeout: 120_000 });
+  const { stdout } = await run(python, [SCRIPT, await brokerServiceUrl(webServiceUrl), testTopics().tenant, WORKSPACE], { timeout: 120_000 });
   results = JSON.parse(stdout) as Record<string, unknown>;
 }, 300_000);
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import pino from "pino";
 import { ServiceRuntime } from "@toolmesh/base";
 import { MemoryBroker, MemoryTransport, PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigPush, ConfigResponse, type ConfigRequestWire, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
-import { waitFor } from "@toolmesh/test-support";
+import { ConfigPush, ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
+import { waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 import { buildConfig } from "../../src/app.js";
 import { loadEnv } from "../../src/env.js";
 
@@ -20,7 +20,7 @@ export async function configOnBus(env: Record<string, string> = {}) {
   const runtime = new ServiceRuntime({ name: "config", env: parsedEnv, logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
   const caller = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
   const pushes: ConfigPush[] = [];
-  await caller.subscribe({ topic: Topics.configNotify, subscription: "watcher", type: "Exclusive" }, async (m) => {
+  await caller.subscribe({ topic: testTopics().configNotify, subscription: "watcher", type: "Exclusive" }, async (m) => {
     pushes.push(ConfigPush.parse(JSON.parse(m.payload.toString())));
   });
   const built = await buildConfig(runtime, parsedEnv);

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { Manifest, ToolAnnouncement, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
+import { Manifest, ToolAnnouncement } from "@toolmesh/schema";
+import { ServiceProcess, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // Its own topic, so these processes never answer another test's requests.
 const topic = `joke-${randomUUID().slice(0, 8)}`;

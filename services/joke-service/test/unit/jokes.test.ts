@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DefinedToolService, createLogger } from "@toolmesh/base";
-import { requestTopic, responseTopic } from "@toolmesh/schema";
 import { JOKE_STYLES, chooseJoke } from "../../src/jokes.js";
 import { tellJoke } from "../../src/tell-joke.js";
+import { requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 
 describe("chooseJoke", () => {
   it("picks by style and topic, the same joke every time", () => {
@@ -40,7 +40,7 @@ describe("the tell-joke tool", () => {
   });
 
   it("generates the arguments' JSON Schema from zod", () => {
-    expect(jokes("joke").manifest()[0]!.parameters_schema).toEqual({
+    expect(jokes("joke").manifest(testTopics())[0]!.parameters_schema).toEqual({
       type: "object",
       properties: { topic: { type: "string", minLength: 1, description: "What the joke is about" } },
       required: ["topic"],
@@ -49,7 +49,7 @@ describe("the tell-joke tool", () => {
   });
 
   it("describes one tool per style, bound to its topic with that style", () => {
-    const manifest = jokes("jokes-2").manifest();
+    const manifest = jokes("jokes-2").manifest(testTopics());
     expect(manifest.map((t) => t.name)).toEqual(["tell-pun", "tell-dad-joke", "tell-one-liner"]);
     expect(manifest[1]!.binding).toEqual({
       kind: "tool-service",

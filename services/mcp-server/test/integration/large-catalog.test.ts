@@ -1,8 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ManifestEntry, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type ManifestEntry } from "@toolmesh/schema";
 import { McpSystem, TOKEN } from "../support/system.js";
+import { requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 
 const system = new McpSystem();
 const COUNT = 10_000;
@@ -21,7 +22,7 @@ function manifest(): ManifestEntry[] {
 
 beforeAll(async () => {
   await system.start();
-  await system.pulsar.sendJson(Topics.toolAnnouncements, { service_id: "bulk", manifest: manifest(), announced_at: new Date().toISOString() });
+  await system.pulsar.sendJson(testTopics().toolAnnouncements, { service_id: "bulk", manifest: manifest(), announced_at: new Date().toISOString() });
   await system.waitForTools(["bulk-00000", "bulk-09999"]);
 }, 180_000);
 afterAll(() => system.stop());

@@ -1,6 +1,7 @@
 import { DynamicToolService, ServiceRuntime, type ToolResult } from "@toolmesh/base";
 import { BaseEnv } from "@toolmesh/base";
-import { type ManifestEntry, requestTopic, responseTopic } from "@toolmesh/schema";
+import { type ManifestEntry } from "@toolmesh/schema";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 export const STREAM_TOOLS = ["count-up", "weather-report"];
 
@@ -47,7 +48,7 @@ export class StreamService extends DynamicToolService {
 
   /** Serves and announces in this process; returns the runtime to stop. */
   static async run(webServiceUrl: string): Promise<ServiceRuntime> {
-    const env = BaseEnv.parse({ PULSAR_WEB_URL: webServiceUrl, HTTP_PORT: "0", LOG_LEVEL: "warn" });
+    const env = BaseEnv.parse({ PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, HTTP_PORT: "0", LOG_LEVEL: "warn" });
     const runtime = new ServiceRuntime({ name: "stream-service", env });
     await new StreamService().start(runtime);
     return runtime;

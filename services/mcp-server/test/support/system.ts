@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigResponse, ToolRegistryResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { EverythingServer, ServiceProcess, useBroker, waitFor } from "@toolmesh/test-support";
+import { ConfigResponse, ToolRegistryResponse } from "@toolmesh/schema";
+import { EverythingServer, ServiceProcess, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 
 export const TOKEN = "mcp-test-token-0123456789";
 /** The tools every system has: joke-service's announced manifest, and server-everything's echo via mcp-tool. */

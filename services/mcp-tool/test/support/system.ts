@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigResponse, type ConfigRequestWire, McpToolResponse, requestTopic, responseTopic } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
+import { ConfigResponse, type ConfigRequestWire, McpToolResponse } from "@toolmesh/schema";
+import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
 
 /**
  * The real config service and the mcp-tool service as processes on the real broker, and Pulsar clients

@@ -1,13 +1,4 @@
-import {
-  ConfigType,
-  type ManifestEntry,
-  McpDescriptor,
-  ToolDescriptor,
-  ToolServiceDescriptor,
-  argumentsJsonSchema,
-  toolServiceConfig,
-  trustGraphOnlyToolType,
-} from "@toolmesh/schema";
+import { ConfigType, type ManifestEntry, McpDescriptor, ToolDescriptor, ToolServiceDescriptor, argumentsJsonSchema, toolServiceConfig, trustGraphOnlyToolType, type TopicLayout, toolServiceTopics } from "@toolmesh/schema";
 import type { ConfigView } from "@toolmesh/base";
 
 export const CONFIG_SOURCE = "config";
@@ -27,7 +18,7 @@ function trustGraphOnlyType(raw: string | undefined): string | null {
  * manifest entries with tool_id `config.<key>`. A descriptor that cannot be used is a problem (the source is
  * degraded), not fatal; a tool of a TrustGraph-only type is left out, with the reason, without degrading it.
  */
-export function configTools(view: ConfigView): { entries: ManifestEntry[]; problems: string[]; leftOut: string[] } {
+export function configTools(view: ConfigView, topics: TopicLayout): { entries: ManifestEntry[]; problems: string[]; leftOut: string[] } {
   const tools = view.parsed(ConfigType.tool, ToolDescriptor);
   const services = view.parsed(ConfigType.toolService, ToolServiceDescriptor);
   const mcp = view.parsed(ConfigType.mcp, McpDescriptor);
@@ -55,7 +46,8 @@ export function configTools(view: ConfigView): { entries: ManifestEntry[]; probl
       }
       try {
         const config = toolServiceConfig(tool, service);
-        entries.push({ ...base, binding: { kind: "tool-service", request_topic: service.requestTopic, response_topic: service.responseTopic, config } });
+        const { requestTopic, responseTopic } = toolServiceTopics(service, topics);
+        entries.push({ ...base, binding: { kind: "tool-service", request_topic: requestTopic, response_topic: responseTopic, config } });
       } catch (err) {
         problems.push(`tool '${key}': ${(err as Error).message}`);
       }

@@ -6,18 +6,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import {
-  type CatalogRevision,
-  ConfigResponse,
-  type ManifestEntry,
-  type SourceStatus,
-  ToolRegistryPush,
-  ToolRegistryResponse,
-  Topics,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/schema";
-import { ServiceProcess, freePort, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions } from "@toolmesh/test-support";
+import { type CatalogRevision, ConfigResponse, type ManifestEntry, type SourceStatus, ToolRegistryPush, ToolRegistryResponse } from "@toolmesh/schema";
+import { ServiceProcess, freePort, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
 import { ManifestServer } from "./manifest-server.js";
 
 const ADMIN = "test-admin-token-0123456789";
@@ -87,7 +77,7 @@ beforeAll(async () => {
     responseTopic: responseTopic("tool-registry"),
     responseSchema: ToolRegistryResponse,
   });
-  await pulsar.subscribe({ topic: Topics.toolRegistryNotify, subscription: `registry-test-${randomUUID()}`, type: "Exclusive" }, async (m) => {
+  await pulsar.subscribe({ topic: testTopics().toolRegistryNotify, subscription: `registry-test-${randomUUID()}`, type: "Exclusive" }, async (m) => {
     pushes.push(ToolRegistryPush.parse(JSON.parse(m.payload.toString())));
   });
 }, 120_000);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ConfigView, parseItems } from "@toolmesh/base";
+import { TopicLayout } from "@toolmesh/schema";
 import { configTools } from "../../src/sources/config-tools.js";
 
 /** Just what configTools reads of a ConfigView: raw values and their parsed form. */
@@ -20,6 +21,7 @@ describe("configTools", () => {
           chat: { type: "text-completion", name: "chat", description: "Ask the LLM" },
         },
       }),
+      new TopicLayout(),
     );
     expect(result.entries.map((e) => e.tool_id)).toEqual(["config.chat"]);
     expect(result.leftOut).toEqual([
@@ -41,6 +43,7 @@ describe("configTools", () => {
           remote: { type: "mcp-tool", name: "calc-tg", "mcp-tool": "calc", "request-queue": "request:tg:mcp-tool-tg", "response-queue": "response:tg:mcp-tool-tg" },
         },
       }),
+      new TopicLayout(),
     );
     expect(result.problems).toEqual([]);
     expect(result.entries.map((e) => e.binding)).toEqual([
