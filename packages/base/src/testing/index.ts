@@ -1,0 +1,2 @@
+export { FakeConfig } from "./fake-config.js";
+export { MemoryBus } from "./memory-bus.js";
