@@ -1,5 +1,16 @@
 import { ReplyError } from "@toolmesh/pulsar";
-import { type ConfigPush, ConfigRequest, type ConfigResponse, ErrorType, ServiceName, Topics, requestTopic, responseTopic } from "@toolmesh/schema";
+import {
+  type ConfigPush,
+  ConfigRequest,
+  type ConfigResponse,
+  ErrorType,
+  ServiceName,
+  Topics,
+  WorkspaceRegistry,
+  requestTopic,
+  responseTopic,
+  workspaceConfigTopics,
+} from "@toolmesh/schema";
 import { BaseEnv } from "../env.js";
 import type { ServiceRuntime } from "../runtime.js";
 import type { MemoryBus } from "./memory-bus.js";
@@ -8,9 +19,10 @@ type Reply = Partial<ConfigResponse>;
 
 /**
  * A stand-in for the config service on a MemoryBus, for the unit tier of services that read config: items
- * kept in memory per workspace, TrustGraph's one-workspace operations on the system queue (get, list,
- * getvalues, config, put, delete; no validation, no size limits), and a push on notify/config after each
- * change. The config service itself is tested on its own queue (services/config).
+ * kept in memory per workspace, TrustGraph's one-workspace operations (get, list, getvalues, config, put,
+ * delete; no validation, no size limits) on the system queue and on the queue of each workspace given
+ * (registered in `__workspaces__`), and a push on notify/config after each change. The config service
+ * itself is tested on its own queues (services/config).
  */
 export class FakeConfig {
   /** Every request it was sent, parsed, in arrival order. */
@@ -20,16 +32,15 @@ export class FakeConfig {
 
   private constructor(private readonly runtime: ServiceRuntime) {}
 
-  static async start(bus: MemoryBus): Promise<FakeConfig> {
+  static async start(bus: MemoryBus, workspaces: string[] = ["default"]): Promise<FakeConfig> {
     const fake = new FakeConfig(bus.runtime("fake-config", BaseEnv.parse({ HTTP_PORT: "0" })));
-    await fake.runtime.serve({
-      requestTopic: requestTopic(ServiceName.config),
-      responseTopic: responseTopic(ServiceName.config),
-      subscription: "fake-config-request",
-      requestSchema: ConfigRequest,
-      errorReply: (error): Reply => ({ version: fake.current, error }),
-      handler: (request) => fake.answer(request),
-    });
+    const common = { subscription: "fake-config-request", requestSchema: ConfigRequest, errorReply: (error: Reply["error"]): Reply => ({ version: fake.current, error }) };
+    await fake.runtime.serve({ ...common, requestTopic: requestTopic(ServiceName.config), responseTopic: responseTopic(ServiceName.config), handler: (request) => fake.answer(request) });
+    for (const workspace of workspaces) {
+      fake.items(WorkspaceRegistry.workspace, WorkspaceRegistry.type).set(workspace, WorkspaceRegistry.value);
+      const topics = workspaceConfigTopics(workspace);
+      await fake.runtime.serve({ ...common, requestTopic: topics.request, responseTopic: topics.response, handler: (request) => fake.answer({ ...request, workspace }) });
+    }
     return fake;
   }
 
