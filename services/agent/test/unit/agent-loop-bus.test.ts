@@ -4,13 +4,12 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, type ServiceRuntime } from "@toolmesh/base";
-import { MemoryBus } from "@toolmesh/base/testing";
+import { MemoryBus, Shouter, shoutRevision } from "@toolmesh/base/testing";
 import { type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic, requestTopic, responseTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
 import { RunStore } from "../../src/run-store.js";
 import { ToolInvoker } from "../../src/tool-invoker.js";
-import { Shouter, shoutRevision } from "../support/shouter.js";
 
 // The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
 // talking over the in-memory bus, and the run recorded in a real RunStore.

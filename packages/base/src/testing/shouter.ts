@@ -1,7 +1,7 @@
-import { DynamicToolService } from "@toolmesh/base";
+import { DynamicToolService } from "../dynamic-tool-service.js";
 import { type CatalogRevision, requestTopic, responseTopic } from "@toolmesh/schema";
 
-/** A tool service that upper-cases `text` and appends its config's `suffix` (topic `shout`). */
+/** A sample tool service for the unit tier: upper-cases `text` and appends its config's `suffix` (topic `shout`). */
 export class Shouter extends DynamicToolService {
   readonly id = "shouter";
   readonly topic = "shout";
