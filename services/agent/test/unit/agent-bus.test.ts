@@ -34,10 +34,10 @@ describe("agent on the in-memory bus", () => {
   });
 
   it("answers a request that does not stream with the final message only, on the pinned revision", async () => {
-    agent.llm.script("just answer", [{ content: "42" }]);
-    const replies = await agent.ask({ question: "just answer", catalog_revision: 3 });
+    agent.llm.script("shout quietly", [{ tool_calls: [{ name: "shout", arguments: { text: "quiet" } }] }, { content: "It says QUIET!" }]);
+    const replies = await agent.ask({ question: "shout quietly", catalog_revision: 3 });
     expect(replies).toHaveLength(1);
-    expect(replies[0]).toMatchObject({ message_type: "answer", content: "42", end_of_dialog: true, catalog_revision: 3, error: null });
+    expect(replies[0]).toMatchObject({ message_type: "answer", content: "It says QUIET!", end_of_dialog: true, catalog_revision: 3, error: null });
   });
 
   it("offers only the tools of the requested groups", async () => {
