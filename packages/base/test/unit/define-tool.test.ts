@@ -1,9 +1,8 @@
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 import { ToolAnnouncement } from "@toolmesh/schema";
-import { DefinedToolService, ServiceRuntime, ToolServiceClient, ToolServiceEnv, defineTool, serveToolService } from "../../src/index.js";
+import { DefinedToolService, type ServiceRuntime, ToolServiceClient, ToolServiceEnv, defineTool, serveToolService } from "../../src/index.js";
+import { MemoryBus } from "../../src/testing/index.js";
 import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // defineTool end to end on the in-memory bus: the generated schema in the manifest and the announcement,
@@ -33,21 +32,18 @@ const counter = defineTool({
   },
 });
 
-const broker = new MemoryBroker();
+const bus = new MemoryBus();
 const announceTopic = "persistent://tg/flow/unit-announcements";
-const announcements: ToolAnnouncement[] = [];
+let announcements: ToolAnnouncement[];
 let runtime: ServiceRuntime;
-let pulsar: PulsarClient;
 let weather: ToolServiceClient;
 let counting: ToolServiceClient;
 
 beforeAll(async () => {
   const env = ToolServiceEnv.parse({ HTTP_PORT: "0", TOOL_ANNOUNCE_TOPIC: announceTopic });
-  runtime = new ServiceRuntime({ name: "weather", env, logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
-  pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
-  await pulsar.subscribe({ topic: announceTopic, subscription: "unit", type: "Exclusive", initialPosition: "Earliest" }, async (m) => {
-    announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
-  });
+  runtime = bus.runtime("weather", env);
+  const pulsar = bus.client();
+  announcements = await bus.record(announceTopic, ToolAnnouncement);
   await serveToolService(runtime, new DefinedToolService({ id: "weather", topic: "weather-unit", tool: forecast }), env, true);
   await new DefinedToolService({ id: "counter", topic: "count-unit", tool: counter }).start(runtime, { announce: false });
   weather = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic("weather-unit"), responseTopic: responseTopic("weather-unit"), timeoutMs: 2_000 });
@@ -56,8 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await weather.close();
   await counting.close();
-  await pulsar.close();
-  await runtime.stop();
+  await bus.close();
 });
 
 const failure = (call: Promise<unknown>) => call.then(() => "no error", (err: unknown) => err);

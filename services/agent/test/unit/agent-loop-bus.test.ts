@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BaseEnv, DynamicToolService, ServiceRuntime } from "@toolmesh/base";
-import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
-import { type CatalogRevision, type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic } from "@toolmesh/schema";
+import { BaseEnv, type ServiceRuntime } from "@toolmesh/base";
+import { MemoryBus, Shouter, shoutRevision } from "@toolmesh/base/testing";
+import { type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
 import { type RunStore, SqliteRunStore } from "../../src/run-store/index.js";
@@ -14,13 +14,6 @@ import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
 // The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
 // talking over the in-memory bus, and the run recorded in a real RunStore.
-class Shouter extends DynamicToolService {
-  readonly id = "shouter";
-  readonly topic = "shout";
-  async invoke(_user: string, config: Record<string, unknown>, args: Record<string, unknown>) {
-    return `${String(args.text).toUpperCase()}${String(config.suffix ?? "")}`;
-  }
-}
 
 /** Answers from a script, one completion per turn, and keeps what it was sent. */
 class ScriptedModel implements ChatModel {
@@ -34,43 +27,24 @@ class ScriptedModel implements ChatModel {
   }
 }
 
-const revision: CatalogRevision = {
-  revision_number: 3,
-  content_hash: "h3",
-  created_at: "2026-12-03T00:00:00.000Z",
-  tool_count: 1,
-  tools: [
-    {
-      tool_id: "shout",
-      name: "shout",
-      description: "Shouts the text",
-      parameters_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
-      binding: { kind: "tool-service", request_topic: requestTopic("shout"), response_topic: responseTopic("shout"), config: { suffix: "!" } },
-      source: "config",
-      content_hash: "t1",
-    },
-  ],
-};
+const revision = shoutRevision;
 
-const broker = new MemoryBroker();
+const bus = new MemoryBus();
 const dataDir = mkdtempSync(join(tmpdir(), "agent-loop-unit-"));
 let runtime: ServiceRuntime;
-let pulsar: PulsarClient;
 let invoker: ToolInvoker;
 let store: RunStore;
 
 beforeAll(async () => {
   const env = BaseEnv.parse({ HTTP_PORT: "0" });
-  runtime = new ServiceRuntime({ name: "shouter", env, logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
+  runtime = bus.runtime("shouter", env);
   await new Shouter().start(runtime, { announce: false });
-  pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
-  invoker = new ToolInvoker({ pulsar, topics: runtime.topics, timeoutMs: 2_000 });
+  invoker = new ToolInvoker({ pulsar: bus.client(), topics: bus.topics, timeoutMs: 2_000 });
   store = SqliteRunStore.open(dataDir, "unit-instance");
 });
 afterAll(async () => {
   await invoker.close();
-  await pulsar.close();
-  await runtime.stop();
+  await bus.close();
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -31,7 +31,8 @@ export interface AuthServer {
 
 /**
  * A tiny MCP server built with the SDK (stateless Streamable HTTP) that demands `Authorization: Bearer
- * <token>`. Tools: `fail` (always answers isError) and `echo` ("tiny-echo: <message>").
+ * <token>`. Tools: `fail` (always answers isError), `echo` ("tiny-echo: <message>") and `measure` (structured
+ * content `{length, words}`).
  */
 export async function startAuthServer(token: string): Promise<AuthServer> {
   let initializes = 0;
@@ -44,6 +45,14 @@ export async function startAuthServer(token: string): Promise<AuthServer> {
     mcp.registerTool("echo", { description: "Echoes with a prefix", inputSchema: { message: z.string() } }, async ({ message }) => ({
       content: [{ type: "text", text: `tiny-echo: ${message}` }],
     }));
+    mcp.registerTool(
+      "measure",
+      { description: "Measures a text", inputSchema: { text: z.string() }, outputSchema: { length: z.number(), words: z.number() } },
+      async ({ text }) => {
+        const measured = { length: text.length, words: text.split(/\s+/).filter(Boolean).length };
+        return { content: [{ type: "text", text: JSON.stringify(measured) }], structuredContent: measured };
+      },
+    );
     return mcp;
   };
   const http = createServer(async (req, res) => {

@@ -1,0 +1,76 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BaseEnv } from "@toolmesh/base";
+import { FakeToolRegistry, MemoryBus, Shouter, shoutRevision } from "@toolmesh/base/testing";
+import { waitFor } from "@toolmesh/test-support";
+import { buildMcpServer } from "../../src/app.js";
+import { loadEnv } from "../../src/env.js";
+
+// The MCP server as main.ts builds it, on the in-memory bus with a fake tool registry and a tool service on
+// the same bus; an MCP SDK client talks to it over loopback HTTP. No broker, no other process.
+const bus = new MemoryBus();
+const clients: Client[] = [];
+let registry: FakeToolRegistry;
+let mcpUrl: string;
+
+/** An MCP client session on `?revision=` (absent = pinned to the current revision). */
+async function connect(revision?: string): Promise<Client> {
+  const client = new Client({ name: "unit", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}${revision ? `?revision=${revision}` : ""}`)));
+  clients.push(client);
+  return client;
+}
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+
+beforeAll(async () => {
+  registry = await FakeToolRegistry.start(bus, [shoutRevision]);
+  await new Shouter().start(bus.runtime("shouter", BaseEnv.parse({ HTTP_PORT: "0" })), { announce: false });
+  const env = loadEnv({ HTTP_PORT: "0" });
+  const runtime = bus.runtime("mcp-server", env);
+  const app = await buildMcpServer(runtime, env);
+  mcpUrl = `${await runtime.listen()}/mcp`;
+  await waitFor(() => app.catalog.reachable, { timeoutMs: 2_000, intervalMs: 10, description: "the registry to answer" });
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await bus.close();
+});
+
+describe("mcp-server on the in-memory bus", () => {
+  it("lists the current revision's tools and calls one through its tool service", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => [t.name, t.description])).toEqual([["shout", "Shouts the text"]]);
+    expect(tools[0]!.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    const result = await client.callTool({ name: "shout", arguments: { text: "hi" } });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe("HI!");
+  });
+
+  it("answers bad arguments with an isError result naming the problem, and an unknown tool with a protocol error", async () => {
+    const client = await connect();
+    const bad = await client.callTool({ name: "shout", arguments: { words: "hi" } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^invalid arguments for shout: .*text/);
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toThrow(/unknown tool 'nope'/);
+    expect(textOf(await client.callTool({ name: "shout", arguments: { text: "still here" } }))).toBe("STILL HERE!");
+  });
+
+  it("refuses a session on a revision the registry does not have, or on a malformed one", async () => {
+    await expect(connect("9")).rejects.toThrow(/unknown catalog revision 9/);
+    await expect(connect("soon")).rejects.toThrow(/revision must be 'latest' or a revision number, not 'soon'/);
+  });
+
+  it("moves a `latest` session to a newly pushed revision while a pinned session keeps its own", async () => {
+    const pinned = await connect();
+    const latest = await connect("latest");
+    const shout = shoutRevision.tools[0]!;
+    const whisper = { ...shout, tool_id: "whisper", name: "whisper", content_hash: "t2", binding: { ...shout.binding, config: { suffix: "..." } } };
+    await registry.publish({ ...shoutRevision, revision_number: 4, content_hash: "h4", tool_count: 2, tools: [shout, whisper] });
+
+    await waitFor(async () => (await latest.listTools()).tools.some((t) => t.name === "whisper"), { timeoutMs: 2_000, intervalMs: 10, description: "whisper in the latest session" });
+    expect(textOf(await latest.callTool({ name: "whisper", arguments: { text: "psst" } }))).toBe("PSST...");
+    expect((await pinned.listTools()).tools.map((t) => t.name)).toEqual(["shout"]);
+  });
+});
