@@ -12,3 +12,16 @@ export { startService } from "./start-service.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
 export type { FastifyInstance } from "fastify";
 export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";
+export { Tracing, tracingSettings, type TracingSettings } from "./tracing.js";
+export {
+  SpanKind,
+  TraceAttr,
+  TraceScope,
+  annotateActiveSpan,
+  extractTraceContext,
+  injectTraceContext,
+  topicName,
+  traced,
+  tracedStream,
+  type TraceOptions,
+} from "@toolmesh/pulsar";
