@@ -29,3 +29,4 @@ export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type T
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
 export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
+export { OtlpReceiver, type ReceivedSpan, type AttributeValue } from "./otlp-receiver.js";
