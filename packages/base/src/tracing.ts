@@ -1,3 +1,4 @@
+import { context, propagation, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
@@ -62,9 +63,21 @@ export class Tracing {
   static start(settings: TracingSettings, exporter?: SpanExporter): Tracing {
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
-    const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-    provider.register();
-    return new Tracing(provider);
+    const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }));
+    tracing.register();
+    return tracing;
+  }
+
+  /** Makes this SDK the process's tracer provider, propagator and context manager (start() does). */
+  register(): void {
+    this.provider.register();
+  }
+
+  /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */
+  static unregister(): void {
+    trace.disable();
+    propagation.disable();
+    context.disable();
   }
 
   /** Exports what is still buffered. */

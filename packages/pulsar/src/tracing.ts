@@ -30,7 +30,9 @@ export const TraceAttr = {
 
 export { SpanKind };
 
-const tracer = trace.getTracer("toolmesh");
+// Looked up per span (a map lookup once an SDK is registered), not cached: a cached tracer stays bound to
+// the SDK registered when it was made, so tracing could not be turned off again (the bench toggles it).
+const tracer = () => trace.getTracer("toolmesh");
 
 /** One span in progress: its attributes and how it ended (default `ok`, or `error` when the work throws). */
 export class TraceScope {
@@ -77,7 +79,7 @@ export interface TraceOptions {
 
 function open(name: string, options: TraceOptions): { scope: TraceScope; active: Context } {
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent);
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent);
   return { scope: new TraceScope(span), active: trace.setSpan(parent, span) };
 }
 

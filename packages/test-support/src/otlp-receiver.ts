@@ -85,7 +85,12 @@ export class OtlpReceiver {
   /** Content types of the exports received (to show which encoding the exporters used). */
   readonly contentTypes = new Set<string>();
   private server: Server | undefined;
+  /** Exports kept undecoded until read (see `deferDecoding`). */
+  private readonly pending: Array<{ type: string; body: Buffer }> = [];
   url = "";
+
+  /** `deferDecoding` keeps each export as received and decodes on `decodePending()` (a bench's sink decodes after measuring). */
+  constructor(private readonly options: { deferDecoding?: boolean } = {}) {}
 
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
@@ -98,7 +103,8 @@ export class OtlpReceiver {
           return;
         }
         try {
-          this.accept(type, Buffer.concat(chunks));
+          if (this.options.deferDecoding) this.pending.push({ type, body: Buffer.concat(chunks) });
+          else this.accept(type, Buffer.concat(chunks));
           this.contentTypes.add(type);
         } catch (err) {
           response.writeHead(400, { "content-type": "text/plain" }).end(String(err));
@@ -111,6 +117,12 @@ export class OtlpReceiver {
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Decodes the exports kept by `deferDecoding`; returns how many spans there are now. */
+  decodePending(): number {
+    for (const { type, body } of this.pending.splice(0)) this.accept(type, body);
+    return this.spans.length;
   }
 
   /** The spans of one trace. */
