@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Tracing } from "@toolmesh/base";
+import { BaseEnv, Tracing, parseEnv, tracingSettings } from "@toolmesh/base";
 import type { TransportKind } from "../transports.js";
 import { startToolCall } from "./tool-call.js";
 import type { BenchContext, CallTarget } from "./types.js";
@@ -21,13 +21,15 @@ async function startSink(): Promise<{ child: ChildProcess; url: string; lines: A
 
 /**
  * The tool-call row with tracing on: the same client and tool as `tool-call`, with the OpenTelemetry SDK
- * as a service runs it when OTEL_EXPORTER_OTLP_ENDPOINT is set (batched OTLP/protobuf export to a sink
- * process). Tracing is process-wide, so it is registered only while this row's levels run (enter/leave):
+ * as a service runs it when OTEL_EXPORTER_OTLP_ENDPOINT is set (batched OTLP export to a sink process;
+ * the bench's own OTEL_* variables apply, e.g. OTEL_TRACES_SAMPLER or OTEL_EXPORTER_OTLP_PROTOCOL). Tracing is process-wide, so it is registered only while this row's levels run (enter/leave):
  * every other row keeps running with tracing off, interleaved with this one in the same run.
  */
 export async function startToolCallTraced(ctx: BenchContext, kind: TransportKind): Promise<CallTarget> {
   const sink = await startSink();
-  const tracing = Tracing.start({ serviceName: "bench", exporter: "otlp", protocol: "http/protobuf", url: `${sink.url}/v1/traces` });
+  // The settings a service would take from this environment (OTEL_EXPORTER_OTLP_PROTOCOL, ...), sent to the sink.
+  const env = parseEnv(BaseEnv, { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "", OTEL_TRACES_EXPORTER: "otlp", HTTP_PORT: "0" });
+  const tracing = Tracing.start(tracingSettings(env, "bench")!);
   Tracing.unregister();
   const target = await startToolCall(ctx, kind);
   return {

@@ -15,7 +15,7 @@ describe("with tracing off", () => {
       responseTopic: "non-persistent://t/ns/echo-res",
       subscription: "echo-request",
       requestSchema: z.object({ text: z.string() }),
-      errorReply: (error) => ({ error, text: "" }),
+      errorReply: (error): { error: unknown; text: string } => ({ error, text: "" }),
       handler: async (request, context) => {
         seen.push(context.properties);
         return { error: null, text: request.text };
