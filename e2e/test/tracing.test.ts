@@ -119,6 +119,8 @@ describe("one agent run's trace, received over OTLP", () => {
     expect(run.attributes["toolmesh.catalog.revision"]).toBeGreaterThan(0);
     expect(run.attributes["toolmesh.outcome"]).toBe("ok");
     expect(llmCalls.map((s) => s.attributes["gen_ai.request.model"])).toEqual(["scripted", "scripted", "scripted"]);
+    // Each LLM call's HTTP request carried its span's context, for a traced model server to continue.
+    for (const call of llmCalls) expect(llm.traceparents).toContain(`00-${traceId}-${call.spanId}-01`);
     expect(punCall.attributes).toMatchObject({ "toolmesh.tool.name": "tell-pun", "toolmesh.catalog.revision": run.attributes["toolmesh.catalog.revision"], "toolmesh.outcome": "ok" });
     expect(jokeServe.attributes).toMatchObject({ "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/joke$/), "toolmesh.tool_service.id": "joke-service", "toolmesh.outcome": "ok" });
     expect(jokeServe.attributes["toolmesh.duration_ms"]).toBeTypeOf("number");
