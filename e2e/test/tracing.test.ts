@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { EverythingServer, OtlpReceiver, type ReceivedSpan, ScriptedLlm, waitFor } from "@toolmesh/test-support";
 import { System } from "./system.js";
 
@@ -130,5 +131,32 @@ describe("one agent run's trace, received over OTLP", () => {
     expect([...receiver.contentTypes]).toEqual(["application/x-protobuf"]);
     const dump = JSON.stringify(spans);
     for (const secret of [PUN, QUESTION, "cats", "mewsic"]) expect(dump).not.toContain(secret);
+  }, 60_000);
+
+  it("traces a socket frame from the upgrade request's traceparent, and the registry's refreshes", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    });
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    const frames: Array<{ id?: string; complete?: boolean }> = [];
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    socket.send(JSON.stringify({ id: "e", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "traced" } } }));
+    await waitFor(() => frames.some((f) => f.id === "e" && f.complete), { description: "the socket reply" });
+    socket.close();
+    const spans = await waitFor(() => {
+      const trace = receiver.trace(traceId);
+      return trace.some((s) => s.name === "gateway mcp-tool") && trace.some((s) => s.name === "mcp call") ? trace : undefined;
+    }, { timeoutMs: 20_000, description: "the socket request's spans" });
+    const gateway = spans.find((s) => s.name === "gateway mcp-tool")!;
+    expect(gateway.attributes["toolmesh.gateway.door"]).toBe("socket");
+    const serve = spans.find((s) => s.name === "mcp-tool serve")!;
+    expect(spans.find((s) => s.name === "mcp call")!.parentSpanId).toBe(serve.spanId);
+
+    // The refreshes that built the catalog: the last one that made a revision names it.
+    const refreshes = receiver.spans.filter((s) => s.service === "tool-registry" && s.name === "registry refresh");
+    const created = refreshes.filter((s) => s.attributes["toolmesh.refresh.created"] === true);
+    expect(created.length).toBeGreaterThan(0);
+    expect(created.every((s) => Number(s.attributes["toolmesh.catalog.revision"]) > 0 && s.attributes["toolmesh.outcome"] === "ok")).toBe(true);
   }, 60_000);
 });
