@@ -1,5 +1,6 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
+import { createLogger } from "./logger.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 import { Tracing, tracingSettings } from "./tracing.js";
 
@@ -25,9 +26,10 @@ export async function startService<E extends BaseEnv>(
   }
   // Before anything that makes spans; the runtime flushes and stops it last on shutdown.
   const settings = tracingSettings(env, name);
-  const tracing = settings ? Tracing.start(settings) : undefined;
-  const runtime = new ServiceRuntime({ ...runtimeOptions(env), name, env, ...(tracing ? { tracing } : {}) });
-  if (settings) runtime.logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
+  const logger = createLogger(name, env.LOG_LEVEL);
+  const tracing = settings ? Tracing.start(settings, undefined, logger.child({ component: "tracing" })) : undefined;
+  const runtime = new ServiceRuntime({ logger, ...runtimeOptions(env), name, env, ...(tracing ? { tracing } : {}) });
+  if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();
   await build(runtime, env);
   await runtime.listen();

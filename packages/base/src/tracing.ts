@@ -1,4 +1,5 @@
-import { context, propagation, trace } from "@opentelemetry/api";
+import { DiagLogLevel, context, diag, propagation, trace } from "@opentelemetry/api";
+import type { Logger } from "pino";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
@@ -59,8 +60,16 @@ function exporterFor(settings: TracingSettings): SpanExporter {
 export class Tracing {
   private constructor(private readonly provider: NodeTracerProvider) {}
 
-  /** `exporter` replaces the settings' one (tests record spans in memory), exported one by one. */
-  static start(settings: TracingSettings, exporter?: SpanExporter): Tracing {
+  /**
+   * `exporter` replaces the settings' one (tests record spans in memory), exported one by one. `logger`
+   * gets the SDK's own warnings and errors (e.g. a collector that cannot be reached).
+   */
+  static start(settings: TracingSettings, exporter?: SpanExporter, logger?: Logger): Tracing {
+    if (logger) {
+      const log = (level: "warn" | "error") => (message: string, ...args: unknown[]) => logger[level]({ args }, `opentelemetry: ${message}`);
+      const quiet = () => undefined;
+      diag.setLogger({ error: log("error"), warn: log("warn"), info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
+    }
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
     const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }));

@@ -156,3 +156,19 @@ describe("spans across the bus", () => {
     expect(everything).not.toContain(SECRET_RESULT);
   });
 });
+
+describe("the SDK's own troubles", () => {
+  it("reach the service's log: an export to a collector that is not there is logged, the service goes on", async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    // Port 9 (discard) on loopback: nothing listens there, so the export fails at once.
+    const failing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://127.0.0.1:9/v1/traces" }, undefined, logger);
+    try {
+      await traced("lost", {}, async () => undefined);
+      await failing.flush();
+      await expect.poll(() => lines.filter((l) => l.msg.startsWith("opentelemetry: ")).length, { timeout: 5_000 }).toBeGreaterThan(0);
+    } finally {
+      await failing.shutdown();
+    }
+  });
+});
