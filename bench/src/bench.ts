@@ -17,6 +17,7 @@ import { type RefreshTiming, registryRefresh } from "./scenarios/registry.js";
 import { type StoreRate, storeRates } from "./scenarios/stores.js";
 import { type McpCallTarget, startMcpCall } from "./scenarios/mcp-call.js";
 import { startToolCall } from "./scenarios/tool-call.js";
+import { startToolCallTraced } from "./scenarios/tool-call-traced.js";
 import type { BenchContext, CallTarget } from "./scenarios/types.js";
 import { type TransportKind, binaryTransportClass } from "./transports.js";
 import { type LoadResult, combineRounds, runLoad } from "./stats.js";
@@ -30,6 +31,8 @@ const CALL_SCENARIOS = [
   "binary-raw",
   "tool-call",
   "tool-call-binary",
+  "tool-call-traced",
+  "tool-call-binary-traced",
   "gateway-rest",
   "gateway-socket",
   "gateway-rest-binary",
@@ -37,7 +40,7 @@ const CALL_SCENARIOS = [
   "mcp-call",
 ] as const;
 type CallScenario = (typeof CALL_SCENARIOS)[number];
-const onBinary = (scenario: CallScenario) => scenario === "binary-raw" || scenario.endsWith("-binary");
+const onBinary = (scenario: CallScenario) => scenario === "binary-raw" || scenario.endsWith("-binary") || scenario.includes("-binary-");
 
 /** Knobs (environment): what to run and how much; defaults are the issue's. */
 function settings() {
@@ -112,6 +115,8 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipp
     "binary-raw": () => startBinaryRaw(ctx),
     "tool-call": () => startToolCall(ctx, "websocket"),
     "tool-call-binary": () => startToolCall(ctx, "binary"),
+    "tool-call-traced": () => startToolCallTraced(ctx, "websocket"),
+    "tool-call-binary-traced": () => startToolCallTraced(ctx, "binary"),
     "gateway-rest": async () => gatewayRest(await system("websocket")),
     "gateway-socket": async () => gatewaySocket(await system("websocket")),
     "gateway-rest-binary": async () => gatewayRest(await system("binary")),
@@ -158,7 +163,13 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipp
             capMs: s.capMs,
             pids: { broker, gateway: gatewayPid(scenario) },
           };
-          const result = target.runLoad ? await target.runLoad(options) : await runLoad((i) => target.call(i), options);
+          target.enter?.();
+          let result: LoadResult;
+          try {
+            result = target.runLoad ? await target.runLoad(options) : await runLoad((i) => target.call(i), options);
+          } finally {
+            target.leave?.();
+          }
           const key = `${scenario} ${concurrency}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           log(`round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`);

@@ -14,6 +14,8 @@ export const TARGETS = {
   registry10kMs: 1_000,
   idleRssMb: 120,
   coldStartMs: 1_500,
+  /** Issue 17: calls/s with tracing on, as a share of the same row with tracing off (costs at most 10%). */
+  tracedCallsPerSecShare: 0.9,
   /** MCP tools/call over a direct ToolServiceClient call, p50 at c=1. */
   mcpAddedP50Ms: 1,
 } as const;
@@ -78,6 +80,13 @@ export function callTarget(
     const wsBroker = ws?.cpu.perCallUs.broker;
     if (broker !== undefined && wsBroker !== undefined) {
       goal(`broker cpu ≤ ${TARGETS.binaryBrokerCpuShare * 100}% of ws`, broker <= TARGETS.binaryBrokerCpuShare * wsBroker);
+    }
+  }
+  if (scenario.endsWith("-traced")) {
+    const untraced = other(scenario.slice(0, -"-traced".length));
+    if (untraced) {
+      const share = result.callsPerSec / untraced.callsPerSec;
+      goal(`calls/s ≥ ${TARGETS.tracedCallsPerSecShare}× untraced (${share.toFixed(3)})`, share >= TARGETS.tracedCallsPerSecShare);
     }
   }
   if (scenario === "mcp-call" && result.concurrency === 1) {

@@ -20,5 +20,8 @@ export interface CallTarget {
    * measured) drives a whole level itself, warm-up included, instead of `call`.
    */
   runLoad?(options: LoadOptions): Promise<LoadResult>;
+  /** Called before and after each level this target runs (the traced rows turn tracing on only then). */
+  enter?(): void;
+  leave?(): void;
   close(): Promise<void>;
 }

@@ -31,6 +31,16 @@ describe("callTarget", () => {
     expect(costly.met).toBe(false);
   });
 
+  it("holds a traced row to 0.9× the calls/s of the same row untraced, at any level", () => {
+    const untraced = { "tool-call-binary": row(8, 1, 5_000) };
+    const other = (name: string) => untraced[name as keyof typeof untraced];
+    const cheap = callTarget("tool-call-binary-traced", row(8, 1.1, 4_500), other);
+    expect(cheap.target).toBe("calls/s ≥ 0.9× untraced (0.900)");
+    expect(cheap.met).toBe(true);
+    expect(callTarget("tool-call-binary-traced", row(8, 1.2, 4_400), other).met).toBe(false);
+    expect(callTarget("tool-call-traced", row(8, 1.2, 4_400), other).met).toBeNull(); // its untraced row is not in the run
+  });
+
   it("holds the binary tool call's p50 at c=1 to 1.3× the official client's", () => {
     const official = row(1, 1, 1_000);
     expect(callTarget("tool-call-binary", row(1, 1.3, 700), () => official).met).toBe(true);

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Subscription } from "@toolmesh/pulsar";
+import { type Subscription, TraceAttr, annotateActiveSpan } from "@toolmesh/pulsar";
 import {
   ErrorType,
   type ManifestEntry,
@@ -96,6 +96,7 @@ export abstract class DynamicToolService {
   }
 
   private reply(request: ToolServiceRequest, context: InvocationContext) {
+    annotateActiveSpan({ [TraceAttr.toolService]: this.id });
     const result = this.invoke(request.user, request.config, request.arguments, context);
     if (isAsyncIterable(result)) return streamReplies(result);
     return result.then((value): ToolServiceResponseWire => ({ error: null, response: toText(value), end_of_stream: true }));

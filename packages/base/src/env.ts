@@ -5,6 +5,8 @@ import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME
 export { EnvError, parseEnv } from "@toolmesh/schema";
 
 const port = z.coerce.number().int().min(0).max(65_535);
+/** OTLP over HTTP only: the gRPC exporter is not shipped. */
+const otlpProtocol = z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (grpc is not supported)" }).optional();
 
 /** Variables every service reads; a service's own env.ts extends this object. */
 export const BaseEnv = z.object({
@@ -55,6 +57,14 @@ export const BaseEnv = z.object({
   REQUEST_BACKLOG: z.coerce.number().int().positive().default(DEFAULT_MAX_BACKLOG),
   /** How often the broker's topic stats are read to count messages it dropped; 0 turns it off. */
   BROKER_DROPS_POLL_MS: z.coerce.number().int().min(0).default(15_000),
+  // Tracing (OpenTelemetry's standard variables; see tracingSettings() for what turns it on).
+  OTEL_SDK_DISABLED: z.stringbool({ message: "must be true or false" }).default(false),
+  OTEL_TRACES_EXPORTER: z.enum(["otlp", "console", "none"], { message: "must be otlp, console or none" }).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
 

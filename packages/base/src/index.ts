@@ -23,3 +23,16 @@ export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolService
 export type { FastifyInstance } from "fastify";
 export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";
 export { DatabaseEnv, connectPostgres, databaseLocation, migrate, openDatabase, type Db, type Migration, type Sql } from "./database.js";
+export { Tracing, tracingSettings, type TracingSettings } from "./tracing.js";
+export {
+  SpanKind,
+  TraceAttr,
+  TraceScope,
+  annotateActiveSpan,
+  extractTraceContext,
+  injectTraceContext,
+  topicName,
+  traced,
+  tracedStream,
+  type TraceOptions,
+} from "@toolmesh/pulsar";

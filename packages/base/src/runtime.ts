@@ -10,6 +10,7 @@ import { type ReadinessCheck, createHttpServer } from "./http.js";
 import { createLogger } from "./logger.js";
 import { ServiceMetrics } from "./metrics.js";
 import { pulsarSettings } from "./pulsar-settings.js";
+import type { Tracing } from "./tracing.js";
 
 export interface RuntimeOptions {
   /** Service id: log name, metrics label, and the start of its subscription names. */
@@ -20,6 +21,8 @@ export interface RuntimeOptions {
   transport?: Transport;
   /** The longest a route of this service waits before answering (see createHttpServer). */
   longestCallMs?: number;
+  /** This process's OpenTelemetry SDK when tracing is on: flushed and stopped at the end of stop(). */
+  tracing?: Tracing;
 }
 
 type ShutdownHook = () => void | Promise<void>;
@@ -43,9 +46,11 @@ export class ServiceRuntime {
   private readonly subscriptions = new Set<Subscription>();
   private readonly shutdownHooks: ShutdownHook[] = [];
   private stopping: Promise<void> | undefined;
+  private readonly tracing: Tracing | undefined;
 
   constructor(options: RuntimeOptions) {
     this.name = options.name;
+    this.tracing = options.tracing;
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
     this.topics = new TopicLayout({ tenant: options.env.TOOLMESH_TENANT, mcpTool: options.env.MCP_TOOL_TOPIC });
@@ -155,6 +160,7 @@ export class ServiceRuntime {
     }
     await this.pulsar.close();
     await this.http.close();
+    await this.tracing?.shutdown().catch((err: unknown) => this.logger.warn({ err }, "could not export the last spans"));
     this.logger.info("stopped");
   }
 }

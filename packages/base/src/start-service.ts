@@ -1,6 +1,8 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
+import { createLogger } from "./logger.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
+import { Tracing, tracingSettings } from "./tracing.js";
 
 /**
  * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
@@ -22,7 +24,12 @@ export async function startService<E extends BaseEnv>(
     process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
     process.exit(1);
   }
-  const runtime = new ServiceRuntime({ ...runtimeOptions(env), name, env });
+  // Before anything that makes spans; the runtime flushes and stops it last on shutdown.
+  const settings = tracingSettings(env, name);
+  const logger = createLogger(name, env.LOG_LEVEL);
+  const tracing = settings ? Tracing.start(settings, undefined, logger.child({ component: "tracing" })) : undefined;
+  const runtime = new ServiceRuntime({ logger, ...runtimeOptions(env), name, env, ...(tracing ? { tracing } : {}) });
+  if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();
   await build(runtime, env);
   await runtime.listen();

@@ -23,3 +23,15 @@ export { createTransport, transportKind, type TransportKind, type TransportSetti
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";
 export { MemoryBroker } from "./memory/broker.js";
 export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";
+export {
+  SpanKind,
+  TraceAttr,
+  TraceScope,
+  annotateActiveSpan,
+  extractTraceContext,
+  injectTraceContext,
+  topicName,
+  traced,
+  tracedStream,
+  type TraceOptions,
+} from "./tracing.js";

@@ -6,7 +6,15 @@ import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
+import { SpanKind, TraceAttr, injectTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
+
+/** The `error.type` of a reply in the wire's error shape (design §2), if it is one. */
+function wireErrorType(reply: unknown): string | undefined {
+  const error = reply && typeof reply === "object" ? (reply as { error?: unknown }).error : undefined;
+  if (!error) return undefined;
+  return typeof error === "object" && typeof (error as { type?: unknown }).type === "string" ? (error as { type: string }).type : "error";
+}
 
 export interface RequestClientOptions<S extends z.ZodType> {
   requestTopic: string;
@@ -85,16 +93,19 @@ export class RequestClient<S extends z.ZodType> {
    * Rejects at once with MessageTooLargeError when the request is over the broker's size limit.
    */
   request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
-    const payload = encodeJson(body);
-    const id = randomUUID();
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
-    try {
-      const properties = { ...options.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) };
-      this.client.assertFits(this.options.requestTopic, payload, properties, "a request");
-    } catch (err) {
-      return Promise.reject(err as Error);
-    }
-    return this.sending.run(() => this.send(id, payload, timeoutMs, options));
+    const topic = this.options.requestTopic;
+    // One client span per call, its context sent along as `traceparent` (a no-op while tracing is off).
+    return traced(`${topicName(topic)} request`, { kind: SpanKind.CLIENT, attributes: { [TraceAttr.topic]: topic } }, async (scope) => {
+      const payload = encodeJson(body);
+      const id = randomUUID();
+      const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
+      const withTrace = { ...options, properties: injectTraceContext({ ...options.properties }) };
+      this.client.assertFits(topic, payload, { ...withTrace.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) }, "a request");
+      const reply = await this.sending.run(() => this.send(id, payload, timeoutMs, withTrace));
+      const errorType = wireErrorType(reply);
+      if (errorType !== undefined) scope.setOutcome("error-reply", errorType);
+      return reply;
+    });
   }
 
   private async send(id: string, payload: Buffer, timeoutMs: number, options: RequestOptions<z.output<S>>): Promise<z.output<S>> {

@@ -5,6 +5,7 @@ import type { PulsarClient, Subscription } from "./client.js";
 import { isExpired } from "./deadline.js";
 import { MessageTooLargeError } from "./errors.js";
 import { decodeJson } from "./json.js";
+import { SpanKind, TraceAttr, type TraceScope, extractTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
 export interface RequestContext {
@@ -102,21 +103,32 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     return false;
   };
 
+  // Each request handled runs in a server span, the child of the caller's span when the request carries
+  // a `traceparent` (peers that send none, like TrustGraph's, start a trace here).
   const handle = async (message: IncomingMessage) => {
     if (unanswerable(message)) return;
+    const spanOptions = { kind: SpanKind.SERVER, parent: extractTraceContext(message.properties), attributes: { [TraceAttr.topic]: options.requestTopic } };
+    await traced(`${topicName(options.requestTopic)} serve`, spanOptions, (scope) => handleRequest(message, scope));
+  };
+
+  const handleRequest = async (message: IncomingMessage, scope: TraceScope) => {
     const id = message.properties.id!;
     const started = performance.now();
     options.onStarted?.();
-    const finish = (outcome: RequestOutcome) => options.onFinished?.(outcome, performance.now() - started);
+    const finish = (outcome: RequestOutcome, errorType?: string) => {
+      if (outcome !== "ok") scope.setOutcome(outcome, errorType);
+      options.onFinished?.(outcome, performance.now() - started);
+    };
     const decoded = decodeJson(options.requestSchema, message.payload);
     if (!decoded.ok) {
       logger.warn({ id, reason: decoded.reason }, "bad request");
       await replyError(ErrorType.badRequest, decoded.reason, id);
-      finish("bad-request");
+      finish("bad-request", ErrorType.badRequest);
       return;
     }
     const context: RequestContext = { id, properties: message.properties, message, logger: logger.child({ id }) };
     let outcome: RequestOutcome = "ok";
+    let errorType: string | undefined;
     try {
       const result = options.handler(decoded.value, context);
       if (isAsyncIterable<R>(result)) {
@@ -135,9 +147,10 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       const type = err instanceof ServiceError ? err.type : (options.errorType ?? ErrorType.internal);
       const text = err instanceof Error ? err.message : String(err);
       context.logger.warn({ err, type }, "request failed");
+      errorType = type;
       await replyError(type, text, id);
     }
-    finish(outcome);
+    finish(outcome, outcome === "too-large" ? ErrorType.tooLarge : errorType);
   };
 
   const overloaded = async (message: IncomingMessage) => {

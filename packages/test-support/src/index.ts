@@ -31,3 +31,4 @@ export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
 export { TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase, testServerUrl, type TestDatabase } from "./postgres.js";
 export { notifyTopic, requestTopic, responseTopic, testTopics } from "./topics.js";
+export { OtlpReceiver, type ReceivedSpan, type AttributeValue } from "./otlp-receiver.js";

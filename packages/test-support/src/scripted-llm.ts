@@ -27,6 +27,8 @@ export type ScriptedTurn = ScriptedReply | ((request: ChatRequest) => ScriptedRe
  */
 export class ScriptedLlm {
   readonly requests: ChatRequest[] = [];
+  /** The W3C `traceparent` header of each request that had one (a traced agent sends its LLM span's). */
+  readonly traceparents: string[] = [];
   private readonly scripts = new Map<string, ScriptedTurn[]>();
   private server: Server | undefined;
   private callCounter = 0;
@@ -53,6 +55,8 @@ export class ScriptedLlm {
         }
         const chat = JSON.parse(body) as ChatRequest;
         this.requests.push(chat);
+        const traceparent = request.headers.traceparent;
+        if (typeof traceparent === "string") this.traceparents.push(traceparent);
         void this.turnFor(chat).then((reply) => {
           if (!reply) {
             response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { TraceAttr, type TraceScope, traced, tracedStream } from "@toolmesh/base";
 import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
@@ -34,7 +35,13 @@ const NATIVE_SYSTEM_PROMPT = "You answer the user's question. Use the tools offe
 export class AgentLoop {
   constructor(private readonly options: AgentLoopOptions) {}
 
-  async *run(input: RunInput): AsyncGenerator<AgentEvent> {
+  /** The run, in an `agent run` span (its LLM calls and tool calls are its children). */
+  run(input: RunInput): AsyncGenerator<AgentEvent> {
+    const attributes = { [TraceAttr.runId]: input.runId, [TraceAttr.revision]: input.revision.revision_number, "toolmesh.agent.mode": this.options.mode };
+    return tracedStream("agent run", { attributes }, (scope) => this.runSteps(input, scope));
+  }
+
+  private async *runSteps(input: RunInput, scope: TraceScope): AsyncGenerator<AgentEvent> {
     const tools = new Map(input.revision.tools.map((t) => [t.name, t]));
     const specs: ToolSpec[] = input.revision.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters_schema }));
     const { store, maxIterations } = this.options;
@@ -54,6 +61,7 @@ export class AgentLoop {
       throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      scope.setOutcome("error", "agent-error");
       await store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
       await store.finish(input.runId, { error: message });
       yield { kind: "error", content: message };
@@ -123,8 +131,13 @@ export class AgentLoop {
     }
   }
 
-  /** Runs one tool call and returns the observation text; records the call and its outcome. */
-  private async callTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
+  /** Runs one tool call and returns the observation text; records the call and its outcome (and traces it). */
+  private callTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
+    const attributes = { [TraceAttr.tool]: name, [TraceAttr.revision]: input.revision.revision_number };
+    return traced(`tool-call ${name}`, { attributes }, (scope) => this.runTool(input, tools, name, argText, scope));
+  }
+
+  private async runTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string, scope: TraceScope): Promise<string> {
     const { store, invoker, logger } = this.options;
     const tool = tools.get(name);
     let args: Record<string, unknown> | null = null;
@@ -138,6 +151,7 @@ export class AgentLoop {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;
+      scope.setOutcome(args ? "error" : "bad-arguments", err instanceof Error ? ((err as { type?: string }).type ?? err.name) : "error");
       logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
     }
     await store.step(input.runId, { kind: "observation", content: observation, tool: name, arguments: args, duration_ms: performance.now() - started });

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { ClientPool, type ClientLease, type ServiceMetrics } from "@toolmesh/base";
+import { ClientPool, type ClientLease, type ServiceMetrics, SpanKind, TraceAttr, extractTraceContext, traced } from "@toolmesh/base";
 import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError } from "@toolmesh/pulsar";
 import { describeIssues, ServiceError, ErrorType } from "@toolmesh/schema";
 import type { ServiceRoute } from "./services.js";
@@ -21,6 +21,8 @@ export interface DispatchHooks {
   onReply: (reply: unknown, last: boolean) => void;
   /** The call has a client and goes on the wire: from here the reply timeout runs. */
   onSent?: () => void;
+  /** The front door it came through, and its HTTP headers (a caller's `traceparent` continues its trace). */
+  via?: { door: "rest" | "socket"; headers: Record<string, string | string[] | undefined> };
 }
 
 /** The topic pair a tool-service client serves; descriptors that share it share the client. */
@@ -53,7 +55,17 @@ export class Dispatcher {
    * reply; rejects with a ServiceError (bad body, no subscription, timeout naming the service and topics)
    * or a Pulsar error.
    */
-  async dispatch(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
+  dispatch(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
+    const attributes = {
+      [TraceAttr.topic]: route.requestTopic,
+      "toolmesh.gateway.door": hooks.via?.door ?? "internal",
+      ...(route.pooled ? { [TraceAttr.tool]: route.name } : {}),
+    };
+    const parent = hooks.via ? extractTraceContext(hooks.via.headers) : undefined;
+    return traced(`gateway ${route.kind}`, { kind: SpanKind.SERVER, attributes, ...(parent ? { parent } : {}) }, () => this.forward(route, body, hooks));
+  }
+
+  private async forward(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
     if (this.closed) throw new ClosedError("the gateway is shutting down");
     const parsed = route.requestSchema.safeParse(body);
     if (!parsed.success) {

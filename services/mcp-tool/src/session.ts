@@ -1,11 +1,22 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
+import { injectTraceContext } from "@toolmesh/base";
 import { beforeDeadline } from "./deadline.js";
 import { DeadlineError, SessionRetiredError, failureReason, isTimeout } from "./mcp-errors.js";
 import type { SessionMetrics, SessionTransport } from "./metrics.js";
 import type { McpServerTarget } from "./server-config.js";
+
+/** fetch that sends the caller's trace context along (`traceparent`), so a traced MCP server joins the trace. */
+const fetchWithTraceContext: FetchLike = (url, init) => {
+  const trace = injectTraceContext<Record<string, string>>({});
+  if (Object.keys(trace).length === 0) return fetch(url, init);
+  const headers = new Headers(init?.headers);
+  for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+  return fetch(url, { ...init, headers });
+};
 
 /** How long ending a session may wait for the server to answer its DELETE. */
 const TERMINATE_GRACE_MS = 2_000;
@@ -55,8 +66,8 @@ export class McpSession {
   /** Connects and initializes within `connectTimeoutMs`; a half-open session is ended on the server. */
   static async open(target: McpServerTarget, kind: SessionTransport, options: SessionOpenOptions): Promise<McpSession> {
     const url = new URL(target.url);
-    const requestInit: RequestInit = { headers: target.headers };
-    const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    const transportOptions = { requestInit: { headers: target.headers } satisfies RequestInit, fetch: fetchWithTraceContext };
+    const transport = kind === "sse" ? new SSEClientTransport(url, transportOptions) : new StreamableHTTPClientTransport(url, transportOptions);
     const client = new Client(options.clientInfo, { capabilities: {} });
     const ms = options.connectTimeoutMs;
     try {

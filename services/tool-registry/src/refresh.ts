@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ConfigView } from "@toolmesh/base";
+import { type ConfigView, TraceAttr, traced } from "@toolmesh/base";
 import { ConfigType, type CatalogRevision, type SourceStatus, ToolSourceDescriptor, type TopicLayout } from "@toolmesh/schema";
 import { catalogHash } from "./catalog/hashing.js";
 import { type SourceTools, mergeSources } from "./catalog/merge.js";
@@ -52,7 +52,7 @@ export class CatalogRefresher {
 
   refresh(reason: string): Promise<RefreshResult> {
     if (!this.running) {
-      this.running = this.run(reason).finally(() => (this.running = undefined));
+      this.running = this.traced(reason).finally(() => (this.running = undefined));
       return this.running;
     }
     this.queued ??= this.running
@@ -62,6 +62,16 @@ export class CatalogRefresher {
         return this.refresh(reason);
       });
     return this.queued;
+  }
+
+  /** A run in a `registry refresh` span: why, which revision came of it, and whether it is new. */
+  private traced(reason: string): Promise<RefreshResult> {
+    return traced("registry refresh", { attributes: { "toolmesh.refresh.reason": reason } }, async (scope) => {
+      const result = await this.run(reason);
+      const degraded = result.sources.filter((s) => s.status !== "ok").length;
+      scope.set({ [TraceAttr.revision]: result.revision.revision_number, "toolmesh.refresh.created": result.created, "toolmesh.refresh.degraded_sources": degraded });
+      return result;
+    });
   }
 
   private async run(reason: string): Promise<RefreshResult> {

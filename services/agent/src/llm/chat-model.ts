@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { SpanKind, injectTraceContext, traced } from "@toolmesh/base";
 
 export interface ToolSpec {
   name: string;
@@ -43,14 +44,28 @@ export class OpenAiChatModel implements ChatModel {
     this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, timeout: options.timeoutMs, maxRetries: 1 });
   }
 
-  async complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
-    const response = await this.client.chat.completions.create({
-      model: this.options.model,
-      messages: messages.map(toOpenAi),
-      ...(tools && tools.length > 0
-        ? { tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
-        : {}),
+  /** One chat completion in an `llm chat` span: the model and counts, never the messages. */
+  complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+    const attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": this.options.model, "toolmesh.llm.tools_offered": tools?.length ?? 0 };
+    return traced("llm chat", { kind: SpanKind.CLIENT, attributes }, async (scope) => {
+      const completion = await this.ask(messages, tools);
+      scope.set({ "toolmesh.llm.tool_calls": completion.toolCalls.length });
+      return completion;
     });
+  }
+
+  private async ask(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+    const response = await this.client.chat.completions.create(
+      {
+        model: this.options.model,
+        messages: messages.map(toOpenAi),
+        ...(tools && tools.length > 0
+          ? { tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+          : {}),
+      },
+      // The model server continues the trace if it traces too.
+      { headers: injectTraceContext({}) },
+    );
     const message = response.choices[0]?.message;
     if (!message) throw new Error("the LLM answered with no choices");
     const toolCalls = (message.tool_calls ?? []).flatMap((call) =>

@@ -56,6 +56,7 @@ async function forward(request: FastifyRequest, reply: FastifyReply, dispatcher:
     const touch = progress(request);
     await dispatcher.dispatch(route, decodeRequest(route.kind, body), {
       onSent: touch,
+      via: { door: "rest", headers: request.headers },
       onReply: (r) => {
         replies.push(present(route.kind, r));
         touch();

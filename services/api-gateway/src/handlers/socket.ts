@@ -134,6 +134,7 @@ export function registerSocketRoute(
       const { route, body } = found;
       try {
         await dispatcher.dispatch(route, decodeRequest(route.kind, body), {
+          via: { door: "socket", headers: request.headers },
           onReply: (response, last) => send({ id: frame.id, response: present(route.kind, response), complete: last }),
         });
       } catch (err) {

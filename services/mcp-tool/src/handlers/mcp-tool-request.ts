@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { SpanKind, TraceAttr, annotateActiveSpan, traced } from "@toolmesh/base";
 import { ErrorType, McpToolRequest, type McpToolResponse, ServiceError } from "@toolmesh/schema";
 import { McpServerError } from "../mcp-errors.js";
 import type { McpEntryLookup } from "../mcp-entries.js";
@@ -49,13 +50,16 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
     // One budget (MCP_CALL_TIMEOUT_MS) for everything this request does, so that mcp-tool answers with
     // "did not answer within" before whoever waits for it (the api-gateway, the agent) gives up.
     const deadline = pool.deadline();
+    annotateActiveSpan({ [TraceAttr.tool]: request.name });
     const { target, remote } = await targetFor(request.name);
     if (request.operation === "list-tools") {
       return { error: null, text: null, object: JSON.stringify(await pool.listTools(target, deadline)) };
     }
     let reply: McpToolResponse;
     try {
-      reply = toWireReply(await pool.callTool(target, remote, request.parameters, deadline));
+      // The remote MCP server's HTTP call, in a span of its own (server without credentials, remote tool name).
+      const attributes = { [TraceAttr.tool]: request.name, "toolmesh.mcp.remote_name": remote, "server.address": target.label };
+      reply = toWireReply(await traced("mcp call", { kind: SpanKind.CLIENT, attributes }, () => pool.callTool(target, remote, request.parameters, deadline)));
     } catch (err) {
       if (err instanceof McpServerError && err.kind === "rejected") throw (await missingTool(target, request.name, remote, deadline)) ?? err;
       throw err;

@@ -1,0 +1,86 @@
+import { spawn } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, Tracing, parseEnv } from "@toolmesh/base";
+import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
+
+/**
+ * Where tracing's CPU goes, without a broker: tool calls (client and DynamicToolService in this process)
+ * over the in-memory transport at concurrency 32, CPU time per call with tracing off, with the SDK
+ * registered but sampling nothing (`always_off`: context propagation and unsampled spans), and with every
+ * span recorded and exported over OTLP/protobuf to the sink process. Modes interleave over 5 rounds; the
+ * medians print. `node dist/tracing-cost.js` after a build.
+ */
+class EchoTool extends DynamicToolService {
+  readonly id = "cost-tool";
+  readonly topic = "cost";
+  async invoke(_user: string, _config: Record<string, unknown>, args: Record<string, unknown>) {
+    return `ok ${String(args.n)}`;
+  }
+}
+
+const sinkProcess = spawn(process.execPath, [resolve(dirname(fileURLToPath(import.meta.url)), "otlp-sink.js")], { stdio: ["ignore", "pipe", "inherit"] });
+const sinkLines = createInterface({ input: sinkProcess.stdout! })[Symbol.asyncIterator]();
+const sinkUrl = /^listening (\S+)$/.exec(String((await sinkLines.next()).value))![1]!;
+
+const broker = new MemoryBroker();
+const env = parseEnv(BaseEnv, { HTTP_PORT: "0" });
+const runtime = new ServiceRuntime({ name: "cost", env, logger: pino({ level: "warn" }), transport: new MemoryTransport({ broker }) });
+await new EchoTool().start(runtime, { announce: false });
+const pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
+const client = await ToolServiceClient.create(pulsar, { requestTopic: "non-persistent://tg/request/cost", responseTopic: "non-persistent://tg/response/cost" });
+
+/** An SDK made with the sampler `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), left off. */
+function sdk(sampler: string): Tracing {
+  process.env.OTEL_TRACES_SAMPLER = sampler;
+  const tracing = Tracing.start({ serviceName: "cost", exporter: "otlp", protocol: "http/protobuf", url: `${sinkUrl}/v1/traces` });
+  delete process.env.OTEL_TRACES_SAMPLER;
+  Tracing.unregister();
+  return tracing;
+}
+const modes: Array<[string, Tracing | undefined]> = [
+  ["off", undefined],
+  ["sdk, always_off sampler", sdk("always_off")],
+  ["sdk, every span exported", sdk("parentbased_always_on")],
+];
+
+/** CPU µs per call over `calls` calls, `concurrency` at once. */
+async function cpuPerCall(calls: number, concurrency: number): Promise<number> {
+  let next = 0;
+  const before = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) await client.call("bench", {}, { n: next++ });
+    }),
+  );
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / calls;
+}
+
+const results = new Map<string, number[]>();
+for (let round = 0; round < 5; round++) {
+  for (const [name, tracing] of modes) {
+    tracing?.register();
+    await cpuPerCall(2_000, 32); // warm-up
+    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(10_000, 32)]);
+    if (tracing) {
+      await tracing.flush();
+      Tracing.unregister();
+    }
+  }
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const off = median(results.get("off")!);
+for (const [name, values] of results) {
+  const us = median(values);
+  console.log(`${name.padEnd(26)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`);
+}
+await client.close();
+await pulsar.close();
+await runtime.stop();
+for (const [, tracing] of modes) await tracing?.shutdown();
+sinkProcess.kill("SIGTERM");
+console.log(`the OTLP sink ${String((await sinkLines.next()).value)} spans`);
+process.exit(0);

@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { EverythingServer, OtlpReceiver, type ReceivedSpan, ScriptedLlm, waitFor } from "@toolmesh/test-support";
+import { System } from "./system.js";
+
+// Issue 17 item 4: one agent run, every service its own process with tracing on through the standard
+// OTEL_* variables (protobuf, OpenTelemetry's default), exported to an OTLP receiver started here. The run's
+// spans must form ONE trace: gateway -> agent -> LLM -> tool service (and the MCP hop) -> reply.
+const system = new System();
+const llm = new ScriptedLlm();
+const receiver = new OtlpReceiver();
+let everything: EverythingServer;
+const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
+const QUESTION = "Trace my cat joke echo";
+
+async function ok(args: string[]) {
+  const r = await system.tg(...args);
+  expect(r.stderr, `tg ${args.join(" ")}: ${r.stderr}`).toBe("");
+  expect(r.code).toBe(0);
+}
+
+beforeAll(async () => {
+  await receiver.start();
+  everything = await EverythingServer.start("streamableHttp");
+  await llm.start();
+  // Export soon after each span ends, so the test does not wait for the default 5 s batch delay.
+  const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" };
+  await system.start([
+    ["config", tracing],
+    ["joke-service", { ...tracing, JOKE_ANNOUNCE: "false" }],
+    ["mcp-tool", tracing],
+    ["tool-registry", { ...tracing, REGISTRY_REFRESH_INTERVAL_MS: "0" }],
+    ["agent", { ...tracing, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
+    ["api-gateway", tracing],
+  ]);
+  await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
+  await ok(["set-tool", "--id", "tell-pun", "--name", "tell-pun", "--type", "tool-service", "--service", "joke-service", "--description", "Tells a pun", "--argument", "topic:string:what about", "--config", "style=pun"]);
+  await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
+  await ok(["set-tool", "--id", "echo", "--name", "echo", "--type", "mcp-tool", "--mcp-tool", "echo", "--description", "Echoes a message", "--argument", "message:string:what to echo"]);
+  await waitFor(async () => {
+    const reply = (await system.call("tool-registry", { operation: "current" })).body as { revision: { tools: Array<{ name: string }> } | null };
+    const names = reply.revision?.tools.map((t) => t.name) ?? [];
+    return names.includes("tell-pun") && names.includes("echo");
+  }, { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" });
+}, 180_000);
+
+afterAll(async () => {
+  await system.stop();
+  await llm.close();
+  await everything?.stop();
+  await receiver.close();
+});
+
+const SERVER = 2;
+const CLIENT = 3;
+
+describe("one agent run's trace, received over OTLP", () => {
+  it("joins gateway -> agent -> LLM -> tool service -> MCP -> reply into one trace with correct parents", async () => {
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    llm.script(QUESTION, [
+      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
+      (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
+      (r) => ({ content: `Done: ${lastTool(r)}` }),
+    ]);
+    // The caller's own trace context: the gateway continues it, so the whole run is found by this id.
+    const traceId = randomBytes(16).toString("hex");
+    const callerSpanId = randomBytes(8).toString("hex");
+    const response = await fetch(`${system.gatewayUrl}/api/v1/flow/default/service/agent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: `00-${traceId}-${callerSpanId}-01` },
+      body: JSON.stringify({ question: QUESTION, user: "alice" }),
+    });
+    const answer = (await response.json()) as { answer?: string; content?: string };
+    expect(JSON.stringify(answer)).toContain(`Done: Echo: ${PUN}`);
+
+    // The gateway's span ends after the reply was sent on: waiting for it waits for the whole run.
+    const spans = await waitFor(() => {
+      const trace = receiver.trace(traceId);
+      return trace.some((s) => s.name === "gateway agent") && trace.some((s) => s.name === "mcp call") && trace.filter((s) => s.name === "llm chat").length === 3 ? trace : undefined;
+    }, { timeoutMs: 20_000, description: "the run's spans at the OTLP receiver" });
+
+    const one = (name: string, service: string): ReceivedSpan => {
+      const found = spans.filter((s) => s.name === name && s.service === service);
+      expect(found, `${name} in ${service}; spans: ${spans.map((s) => `${s.service}/${s.name}`).join(", ")}`).toHaveLength(1);
+      return found[0]!;
+    };
+    const childOf = (child: ReceivedSpan, parent: ReceivedSpan) =>
+      expect(child.parentSpanId, `${child.service}/${child.name} is a child of ${parent.service}/${parent.name}`).toBe(parent.spanId);
+
+    const gateway = one("gateway agent", "api-gateway");
+    const agentRequest = one("agent request", "api-gateway");
+    const agentServe = one("agent serve", "agent");
+    const run = one("agent run", "agent");
+    const llmCalls = spans.filter((s) => s.name === "llm chat");
+    const punCall = one("tool-call tell-pun", "agent");
+    const jokeRequest = one("joke request", "agent");
+    const jokeServe = one("joke serve", "joke-service");
+    const echoCall = one("tool-call echo", "agent");
+    const mcpRequest = one("mcp-tool request", "agent");
+    const mcpServe = one("mcp-tool serve", "mcp-tool");
+    const mcpCall = one("mcp call", "mcp-tool");
+
+    // gateway -> agent (across Pulsar) -> run -> LLM calls and tool calls -> tool service (across Pulsar).
+    childOf(gateway, { spanId: callerSpanId, name: "caller", service: "test" } as ReceivedSpan);
+    childOf(agentRequest, gateway);
+    childOf(agentServe, agentRequest);
+    childOf(run, agentServe);
+    for (const call of llmCalls) childOf(call, run);
+    childOf(punCall, run);
+    childOf(jokeRequest, punCall);
+    childOf(jokeServe, jokeRequest);
+    childOf(echoCall, run);
+    childOf(mcpRequest, echoCall);
+    childOf(mcpServe, mcpRequest);
+    childOf(mcpCall, mcpServe);
+
+    expect(gateway).toMatchObject({ kind: SERVER, attributes: { "toolmesh.gateway.door": "rest", "toolmesh.outcome": "ok" } });
+    expect(agentRequest).toMatchObject({ kind: CLIENT, attributes: { "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/agent$/), "toolmesh.outcome": "ok" } });
+    expect(run.attributes["toolmesh.catalog.revision"]).toBeGreaterThan(0);
+    expect(run.attributes["toolmesh.outcome"]).toBe("ok");
+    expect(llmCalls.map((s) => s.attributes["gen_ai.request.model"])).toEqual(["scripted", "scripted", "scripted"]);
+    // Each LLM call's HTTP request carried its span's context, for a traced model server to continue.
+    for (const call of llmCalls) expect(llm.traceparents).toContain(`00-${traceId}-${call.spanId}-01`);
+    expect(punCall.attributes).toMatchObject({ "toolmesh.tool.name": "tell-pun", "toolmesh.catalog.revision": run.attributes["toolmesh.catalog.revision"], "toolmesh.outcome": "ok" });
+    expect(jokeServe.attributes).toMatchObject({ "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/joke$/), "toolmesh.tool_service.id": "joke-service", "toolmesh.outcome": "ok" });
+    expect(jokeServe.attributes["toolmesh.duration_ms"]).toBeTypeOf("number");
+    expect(mcpCall).toMatchObject({ kind: CLIENT, attributes: { "toolmesh.tool.name": "echo", "toolmesh.mcp.remote_name": "echo", "toolmesh.outcome": "ok" } });
+
+    // Exported as protobuf (OTLP's default), and never an argument or a result in any span.
+    expect([...receiver.contentTypes]).toEqual(["application/x-protobuf"]);
+    const dump = JSON.stringify(spans);
+    for (const secret of [PUN, QUESTION, "cats", "mewsic"]) expect(dump).not.toContain(secret);
+  }, 60_000);
+
+  it("traces a socket frame from the upgrade request's traceparent, and the registry's refreshes", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`, {
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01` },
+    });
+    await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+    const frames: Array<{ id?: string; complete?: boolean }> = [];
+    socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+    socket.send(JSON.stringify({ id: "e", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "traced" } } }));
+    await waitFor(() => frames.some((f) => f.id === "e" && f.complete), { description: "the socket reply" });
+    socket.close();
+    const spans = await waitFor(() => {
+      const trace = receiver.trace(traceId);
+      return trace.some((s) => s.name === "gateway mcp-tool") && trace.some((s) => s.name === "mcp call") ? trace : undefined;
+    }, { timeoutMs: 20_000, description: "the socket request's spans" });
+    const gateway = spans.find((s) => s.name === "gateway mcp-tool")!;
+    expect(gateway.attributes["toolmesh.gateway.door"]).toBe("socket");
+    const serve = spans.find((s) => s.name === "mcp-tool serve")!;
+    expect(spans.find((s) => s.name === "mcp call")!.parentSpanId).toBe(serve.spanId);
+
+    // The refreshes that built the catalog: the last one that made a revision names it.
+    const refreshes = receiver.spans.filter((s) => s.service === "tool-registry" && s.name === "registry refresh");
+    const created = refreshes.filter((s) => s.attributes["toolmesh.refresh.created"] === true);
+    expect(created.length).toBeGreaterThan(0);
+    expect(created.every((s) => Number(s.attributes["toolmesh.catalog.revision"]) > 0 && s.attributes["toolmesh.outcome"] === "ok")).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,101 @@
+import { DiagLogLevel, context, diag, propagation, trace } from "@opentelemetry/api";
+import type { Logger } from "pino";
+import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-node";
+import type { BaseEnv } from "./env.js";
+
+/** Where spans go once tracing is on. */
+export interface TracingSettings {
+  serviceName: string;
+  exporter: "otlp" | "console";
+  /** OTLP over HTTP: `http/protobuf` (the OpenTelemetry default) or `http/json`. */
+  protocol: "http/protobuf" | "http/json";
+  /** The OTLP traces URL (`.../v1/traces`). */
+  url: string;
+}
+
+const DEFAULT_OTLP_ENDPOINT = "http://localhost:4318";
+
+/**
+ * Whether this process traces, from the standard OTEL_* variables (parsed in BaseEnv). Off by default:
+ * on when OTEL_TRACES_EXPORTER names an exporter (`otlp`, `console`), or when it is unset and an OTLP
+ * endpoint is (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). OTEL_SDK_DISABLED=true
+ * and OTEL_TRACES_EXPORTER=none keep it off. Returns undefined when off.
+ */
+export function tracingSettings(env: BaseEnv, serviceName: string): TracingSettings | undefined {
+  if (env.OTEL_SDK_DISABLED) return undefined;
+  const endpointGiven = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined || env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+  const exporter = env.OTEL_TRACES_EXPORTER ?? (endpointGiven ? "otlp" : "none");
+  if (exporter === "none") return undefined;
+  // The signal-specific URL is used as given; the general endpoint gets the traces path (OTLP spec).
+  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/traces`;
+  return {
+    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
+    exporter,
+    protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
+    url,
+  };
+}
+
+function exporterFor(settings: TracingSettings): SpanExporter {
+  if (settings.exporter === "console") return new ConsoleSpanExporter();
+  // Headers, timeout and compression come from OTEL_EXPORTER_OTLP_* as the exporters read them.
+  return settings.protocol === "http/json" ? new OtlpJsonExporter({ url: settings.url }) : new OtlpProtobufExporter({ url: settings.url });
+}
+
+/**
+ * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the W3C trace-context
+ * and baggage propagators and an AsyncLocalStorage context manager), so the spans of @toolmesh/pulsar's
+ * tracing helpers are recorded and exported. Batched export, sampling and limits follow OTEL_BSP_*,
+ * OTEL_TRACES_SAMPLER(_ARG) and OTEL_RESOURCE_ATTRIBUTES as the SDK reads them. One per process.
+ */
+export class Tracing {
+  private constructor(private readonly provider: NodeTracerProvider) {}
+
+  /**
+   * `exporter` replaces the settings' one (tests record spans in memory), exported one by one. `logger`
+   * gets the SDK's own warnings and errors (e.g. a collector that cannot be reached).
+   */
+  static start(settings: TracingSettings, exporter?: SpanExporter, logger?: Logger): Tracing {
+    if (logger) {
+      const log = (level: "warn" | "error") => (message: string, ...args: unknown[]) => logger[level]({ args }, `opentelemetry: ${message}`);
+      const quiet = () => undefined;
+      diag.setLogger({ error: log("error"), warn: log("warn"), info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
+    }
+    const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
+    const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
+    const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }));
+    tracing.register();
+    return tracing;
+  }
+
+  /** Makes this SDK the process's tracer provider, propagator and context manager (start() does). */
+  register(): void {
+    this.provider.register();
+  }
+
+  /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */
+  static unregister(): void {
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  }
+
+  /** Exports what is still buffered. */
+  flush(): Promise<void> {
+    return this.provider.forceFlush();
+  }
+
+  /** Exports what is buffered and stops; the last step of a service's shutdown. */
+  shutdown(): Promise<void> {
+    return this.provider.shutdown();
+  }
+}

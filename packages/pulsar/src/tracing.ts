@@ -1,0 +1,147 @@
+import {
+  type Attributes,
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+} from "@opentelemetry/api";
+
+/**
+ * toolmesh's spans, through the OpenTelemetry API only: with no SDK registered (tracing off, the default)
+ * every call here is a no-op. packages/base's tracing.ts registers the SDK when OTEL_* variables ask for it.
+ *
+ * A span says what ran, where and how it ended: tool name, topic, catalog revision, outcome and duration.
+ * Never arguments, results or error texts (a tool's error may quote its input): only error types.
+ */
+export const TraceAttr = {
+  tool: "toolmesh.tool.name",
+  toolService: "toolmesh.tool_service.id",
+  topic: "messaging.destination.name",
+  revision: "toolmesh.catalog.revision",
+  runId: "toolmesh.run.id",
+  outcome: "toolmesh.outcome",
+  errorType: "error.type",
+  durationMs: "toolmesh.duration_ms",
+} as const;
+
+export { SpanKind };
+
+// Looked up per span (a map lookup once an SDK is registered), not cached: a cached tracer stays bound to
+// the SDK registered when it was made, so tracing could not be turned off again (the bench toggles it).
+const tracer = () => trace.getTracer("toolmesh");
+
+/** One span in progress: its attributes and how it ended (default `ok`, or `error` when the work throws). */
+export class TraceScope {
+  private outcome: string | undefined;
+  private readonly started = performance.now();
+
+  constructor(readonly span: Span) {}
+
+  set(attributes: Attributes): void {
+    this.span.setAttributes(attributes);
+  }
+
+  /** How the work ended, when that is not plain `ok` / `error` (e.g. `bad-request`, `error-reply`). */
+  setOutcome(outcome: string, errorType?: string): void {
+    this.outcome = outcome;
+    if (errorType) this.span.setAttribute(TraceAttr.errorType, errorType);
+  }
+
+  end(outcome: string, err?: unknown): void {
+    const final = this.outcome ?? outcome;
+    if (err !== undefined) this.span.setAttribute(TraceAttr.errorType, errorTypeOf(err));
+    this.span.setAttributes({ [TraceAttr.outcome]: final, [TraceAttr.durationMs]: performance.now() - this.started });
+    if (final !== "ok") this.span.setStatus({ code: SpanStatusCode.ERROR });
+    this.span.end();
+  }
+}
+
+/** The error's type, never its message: `type` of a wire error (ReplyError, ToolServiceError), else its class. */
+function errorTypeOf(err: unknown): string {
+  if (err && typeof err === "object") {
+    const typed = err as { type?: unknown; name?: unknown };
+    if (typeof typed.type === "string") return typed.type;
+    if (typeof typed.name === "string") return typed.name;
+  }
+  return typeof err;
+}
+
+export interface TraceOptions {
+  kind?: SpanKind;
+  attributes?: Attributes;
+  /** The parent; the active context by default (e.g. one extracted from a message's properties). */
+  parent?: Context;
+}
+
+function open(name: string, options: TraceOptions): { scope: TraceScope; active: Context } {
+  const parent = options.parent ?? context.active();
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent);
+  return { scope: new TraceScope(span), active: trace.setSpan(parent, span) };
+}
+
+/** Runs `work` in a new span (the active one while it runs); ends it with the outcome. */
+export async function traced<T>(name: string, options: TraceOptions, work: (scope: TraceScope) => Promise<T>): Promise<T> {
+  const { scope, active } = open(name, options);
+  try {
+    const result = await context.with(active, () => work(scope));
+    scope.end("ok");
+    return result;
+  } catch (err) {
+    scope.end("error", err);
+    throw err;
+  }
+}
+
+/**
+ * The stream `source` makes, each step run in a new span that lasts until the stream ends (an async
+ * generator's body runs at each `next()`, so the span is made active there, not only at creation).
+ * A consumer that stops early ends it `cancelled`.
+ */
+export async function* tracedStream<T>(name: string, options: TraceOptions, source: (scope: TraceScope) => AsyncIterable<T>): AsyncGenerator<T> {
+  const { scope, active } = open(name, options);
+  const iterator = context.with(active, () => source(scope)[Symbol.asyncIterator]());
+  let ended = false;
+  try {
+    for (;;) {
+      const next = await context.with(active, () => iterator.next());
+      if (next.done) break;
+      yield next.value;
+    }
+    ended = true;
+    scope.end("ok");
+  } catch (err) {
+    ended = true;
+    scope.end("error", err);
+    throw err;
+  } finally {
+    if (!ended) {
+      scope.end("cancelled");
+      await iterator.return?.();
+    }
+  }
+}
+
+/** Writes the active trace context (W3C `traceparent`, `tracestate`) into message properties or HTTP headers. */
+export function injectTraceContext<C extends Record<string, string>>(carrier: C, from: Context = context.active()): C {
+  propagation.inject(from, carrier);
+  return carrier;
+}
+
+/** The trace context a message (or HTTP request) carries; the root context when it carries none. */
+export function extractTraceContext(carrier: Record<string, string | string[] | undefined>): Context {
+  return propagation.extract(ROOT_CONTEXT, carrier);
+}
+
+/** Adds attributes to the span the caller runs in (a no-op without one). */
+export function annotateActiveSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** The last part of a topic (`non-persistent://tg/request/joke` -> `joke`): short span names. */
+export function topicName(topic: string): string {
+  return topic.slice(topic.lastIndexOf("/") + 1);
+}
