@@ -28,4 +28,7 @@ export const sharedVitestConfig = defineConfig({
 
 // The tier for packages whose tests need PostgreSQL too (config, tool-registry, agent, e2e, bench): the
 // server scripts/test.sh started (TOOLMESH_TEST_DATABASE_URL), or one started for this run.
-export const postgresVitestConfig = mergeConfig(sharedVitestConfig, defineConfig({ test: { globalSetup: [supportFile("postgres-setup.js")] } }));
+export const postgresVitestConfig = mergeConfig(
+  sharedVitestConfig,
+  defineConfig({ test: { globalSetup: [supportFile("postgres-setup.js")] } }),
+);

@@ -25,12 +25,16 @@ const builtIn = [
   ["config", ServicePorts["config"], { CONFIG_DATA_DIR: `${dataDir}/config` }],
   ["joke-service", ServicePorts["joke-service"], {}],
   ["mcp-tool", ServicePorts["mcp-tool"], {}],
-  ["tool-registry", ServicePorts["tool-registry"], {
-    REGISTRY_DATA_DIR: `${dataDir}/tool-registry`,
-    REGISTRY_ADMIN_TOKEN: env("REGISTRY_ADMIN_TOKEN", "dev-admin-token-change-me"),
-    // The dev setup's own tool source (joke-service) is on loopback.
-    REGISTRY_ALLOWED_NETWORKS: env("REGISTRY_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
-  }],
+  [
+    "tool-registry",
+    ServicePorts["tool-registry"],
+    {
+      REGISTRY_DATA_DIR: `${dataDir}/tool-registry`,
+      REGISTRY_ADMIN_TOKEN: env("REGISTRY_ADMIN_TOKEN", "dev-admin-token-change-me"),
+      // The dev setup's own tool source (joke-service) is on loopback.
+      REGISTRY_ALLOWED_NETWORKS: env("REGISTRY_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
+    },
+  ],
   ["agent", ServicePorts["agent"], { AGENT_DATA_DIR: `${dataDir}/agent` }],
   ["api-gateway", gatewayPort, {}],
   ["mcp-server", ServicePorts["mcp-server"], {}],
@@ -137,7 +141,10 @@ async function waitReady(entry) {
 async function callGateway(service, body) {
   const response = await fetch(`${gatewayUrl}/api/v1/flow/default/service/${service}`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(process.env.GATEWAY_TOKEN ? { authorization: `Bearer ${process.env.GATEWAY_TOKEN}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(process.env.GATEWAY_TOKEN ? { authorization: `Bearer ${process.env.GATEWAY_TOKEN}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   const reply = await response.json();
@@ -170,7 +177,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     if (stopping) return;
     stopping = true;
     process.stdout.write("\nstopping every service (they finish what they are doing first)...\n");
-    await Promise.all(children.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r() : (child.once("exit", r), child.kill("SIGTERM"))))));
+    await Promise.all(
+      children.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r() : (child.once("exit", r), child.kill("SIGTERM"))))),
+    );
     process.exit(0);
   });
 }
@@ -182,7 +191,9 @@ try {
   // The registry builds the first revision right after the seed's config push; give it a moment.
   let catalog = null;
   for (let i = 0; i < 40 && !catalog; i++) {
-    catalog = await fetch("http://127.0.0.1:8704/tools/catalog").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    catalog = await fetch("http://127.0.0.1:8704/tools/catalog")
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
     if (!catalog) await new Promise((r) => setTimeout(r, 250));
   }
   process.stdout.write(
@@ -190,8 +201,10 @@ try {
       "",
       `toolmesh is up. Gateway: ${gatewayUrl}  (OpenAPI: ${gatewayUrl}/api/v1/openapi.json)`,
       `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s http://127.0.0.1:8704/tools/catalog)` : "being built (curl -s http://127.0.0.1:8704/tools/catalog)"}`,
-      "MCP endpoint: http://127.0.0.1:8706/mcp (README: \"Use toolmesh from an MCP client\")",
-      ...children.filter(({ name }) => !builtIn.some(([known]) => known === name)).map(({ name, port }) => `also running: ${name} on port ${port} (services/${name})`),
+      'MCP endpoint: http://127.0.0.1:8706/mcp (README: "Use toolmesh from an MCP client")',
+      ...children
+        .filter(({ name }) => !builtIn.some(([known]) => known === name))
+        .map(({ name, port }) => `also running: ${name} on port ${port} (services/${name})`),
       "first tool call:",
       `  npm run tg -- invoke-tool -n tell-joke -a '{"topic": "cats"}'`,
       "the agent needs an OpenAI-compatible LLM: set OPENAI_BASE_URL and OPENAI_MODEL before npm run up",

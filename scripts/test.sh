@@ -13,6 +13,8 @@ pnpm() { bash "$repo/scripts/pnpm.sh" "$@"; }
 
 pnpm install --frozen-lockfile
 pnpm exec turbo run build typecheck lint
+# Formatting is part of lint: prettier (.prettierrc.json) over TypeScript, JavaScript and JSON; `npm run format` fixes it.
+pnpm exec prettier --check . --log-level warn
 
 find packages services bench e2e test-results -path '*/vitest.json' -path '*test-results*' -not -path '*/node_modules/*' -delete 2>/dev/null || true
 # The fast tier first: handlers and pure logic, no broker (vitest.unit.config.ts).

@@ -44,7 +44,13 @@ const onBinary = (scenario: CallScenario) => scenario === "binary-raw" || scenar
 
 /** Knobs (environment): what to run and how much; defaults are the issue's. */
 function settings() {
-  const list = (v: string | undefined) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+  const list = (v: string | undefined) =>
+    v
+      ? v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined;
   const only = list(process.env.BENCH_ONLY);
   const wants = (name: string) => !only || only.includes(name);
   return {
@@ -67,7 +73,8 @@ function settings() {
 function gitState(): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "packages", "services"], { cwd: REPO_ROOT, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "packages", "services"], { cwd: REPO_ROOT, encoding: "utf8" }).trim() !== "";
     return { commit, dirty };
   } catch {
     return { commit: "unknown", dirty: true };
@@ -172,7 +179,9 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipp
           }
           const key = `${scenario} ${concurrency}`;
           results.set(key, [...(results.get(key) ?? []), result]);
-          log(`round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`);
+          log(
+            `round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`,
+          );
         }
       }
     }
@@ -203,7 +212,11 @@ export async function main(): Promise<number> {
   const tenant = process.env.TOOLMESH_TENANT!;
   const serviceUrl = await brokerServiceUrl(broker.webServiceUrl);
   const ctx: BenchContext = { webServiceUrl: broker.webServiceUrl, serviceUrl, tenant, profileDir };
-  log(`broker ${ctx.webServiceUrl} ${serviceUrl}, tenant ${tenant}, ${cpus().length} cpus, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  log(
+    `broker ${ctx.webServiceUrl} ${serviceUrl}, tenant ${tenant}, ${cpus().length} cpus, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 
   const load: Record<string, number[]> = { start: loadavg() };
   const skipped: string[] = [];

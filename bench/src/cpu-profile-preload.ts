@@ -17,7 +17,8 @@ if (dir) {
   session.post("Profiler.start");
   process.on("exit", () => {
     session.post("Profiler.stop", (err, result) => {
-      if (!err) writeFileSync(join(dir, `${process.env.BENCH_PROFILE_NAME ?? "child"}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+      if (!err)
+        writeFileSync(join(dir, `${process.env.BENCH_PROFILE_NAME ?? "child"}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
     });
   });
 }

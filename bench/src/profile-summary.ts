@@ -23,7 +23,8 @@ function area(url: string, fn: string): string {
   const toolmesh = /\/(packages|services)\/([^/]+)\/dist\//.exec(url);
   if (toolmesh && !url.includes("node_modules")) return `toolmesh ${toolmesh[1] === "packages" ? "@toolmesh/" : ""}${toolmesh[2]}`;
   if (url.includes("/bench/dist/")) return "bench harness";
-  const dep = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  const dep =
+    /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (dep) return dep[1]!;
   if (url.startsWith("node:")) return `node:${url.slice(5).split("/")[0]}`;
   return url;
@@ -51,7 +52,9 @@ for (const [id, us] of selfUs) {
     idle += us;
     continue;
   }
-  const where = url ? `${url.replace(/^.*\/(node_modules\/\.pnpm\/[^/]+\/node_modules\/|packages\/|services\/)/, "")}:${lineNumber + 1}` : "";
+  const where = url
+    ? `${url.replace(/^.*\/(node_modules\/\.pnpm\/[^/]+\/node_modules\/|packages\/|services\/)/, "")}:${lineNumber + 1}`
+    : "";
   const key = `${functionName || "(anonymous)"} ${where}`.trim();
   fns.set(key, (fns.get(key) ?? 0) + us);
   const a = area(url, functionName);

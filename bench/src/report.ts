@@ -65,7 +65,8 @@ export function callTarget(
   const checks: boolean[] = [];
   const goal = (text: string, met: boolean) => (goals.push(text), checks.push(met));
   const c32 = result.concurrency === 32;
-  if (scenario === "tool-call" && Number.isFinite(ratioP50)) goal(`p50 ≤ ${TARGETS.toolCallRatioP50}× base`, ratioP50 <= TARGETS.toolCallRatioP50);
+  if (scenario === "tool-call" && Number.isFinite(ratioP50))
+    goal(`p50 ≤ ${TARGETS.toolCallRatioP50}× base`, ratioP50 <= TARGETS.toolCallRatioP50);
   if (!RAW.has(scenario) && c32) goal(`≥ ${TARGETS.callsPerSecAtC32} calls/s`, result.callsPerSec >= TARGETS.callsPerSecAtC32);
   if (scenario === "tool-call-binary") {
     const ws = other("tool-call");
@@ -91,7 +92,11 @@ export function callTarget(
   }
   if (scenario === "mcp-call" && result.concurrency === 1) {
     const toolCallP50 = p50Of("tool-call");
-    if (Number.isFinite(toolCallP50)) goal(`p50 ≤ tool-call + ${TARGETS.mcpAddedP50Ms} ms (+${(result.p50 - toolCallP50).toFixed(2)})`, result.p50 - toolCallP50 <= TARGETS.mcpAddedP50Ms);
+    if (Number.isFinite(toolCallP50))
+      goal(
+        `p50 ≤ tool-call + ${TARGETS.mcpAddedP50Ms} ms (+${(result.p50 - toolCallP50).toFixed(2)})`,
+        result.p50 - toolCallP50 <= TARGETS.mcpAddedP50Ms,
+      );
   }
   if (scenario.startsWith("gateway-") && scenario.endsWith("-binary") && c32) {
     goal(`≥ ${TARGETS.binaryGatewayCallsPerSecAtC32} calls/s`, result.callsPerSec >= TARGETS.binaryGatewayCallsPerSecAtC32);
@@ -108,7 +113,24 @@ export function callTarget(
 
 export function callTable(rows: CallRow[]): string {
   return table(
-    ["scenario", "conc", "p50 ms", "p99 ms", "calls/s", "×base p50", "×coal. p50", "×off. p50", "cpu µs/call: bench", "gateway", "broker", "others", "busy %", "errors", "target", "met?"],
+    [
+      "scenario",
+      "conc",
+      "p50 ms",
+      "p99 ms",
+      "calls/s",
+      "×base p50",
+      "×coal. p50",
+      "×off. p50",
+      "cpu µs/call: bench",
+      "gateway",
+      "broker",
+      "others",
+      "busy %",
+      "errors",
+      "target",
+      "met?",
+    ],
     rows.map((r) => [
       r.scenario,
       String(r.concurrency),
@@ -133,7 +155,17 @@ export function callTable(rows: CallRow[]): string {
 
 export function registryTable(rows: RefreshTiming[]): string {
   return table(
-    ["registry refresh", "tools", "validate+merge+hash ms (cpu)", "store ms (cpu)", "diff ms (cpu)", "total wall ms", "total cpu ms", "target", "met?"],
+    [
+      "registry refresh",
+      "tools",
+      "validate+merge+hash ms (cpu)",
+      "store ms (cpu)",
+      "diff ms (cpu)",
+      "total wall ms",
+      "total cpu ms",
+      "target",
+      "met?",
+    ],
     rows.map((r) => {
       const gated = r.tools >= 10_000;
       const pair = (p: { wallMs: number; cpuMs: number }) => `${fmt(p.wallMs, 0)} (${fmt(p.cpuMs, 0)})`;
@@ -176,7 +208,18 @@ export function servicesTable(rows: ServiceFootprint[]): string {
 export function storesTable(rows: StoreRate[]): string {
   const keys = [...new Set(rows.map((r) => `${r.operation}|${r.concurrency}`))];
   return table(
-    ["store rate", "conc", "ops", "sqlite ops/s", "postgres ops/s", "pg / sqlite", "sqlite p50 ms", "postgres p50 ms", "sqlite p99 ms", "postgres p99 ms"],
+    [
+      "store rate",
+      "conc",
+      "ops",
+      "sqlite ops/s",
+      "postgres ops/s",
+      "pg / sqlite",
+      "sqlite p50 ms",
+      "postgres p50 ms",
+      "sqlite p99 ms",
+      "postgres p99 ms",
+    ],
     keys.map((key) => {
       const [operation, concurrency] = key.split("|");
       const of = (store: string) => rows.find((r) => `${r.operation}|${r.concurrency}` === key && r.store === store);

@@ -150,7 +150,14 @@ export async function runLoad(call: (i: number) => Promise<void>, options: LoadO
   };
   // Warm-up indices are offset so measured calls still carry arguments never seen before.
   const offset = 10_000_000 * options.concurrency;
-  await drive((i) => call(offset + i), options.concurrency, options.warmup, performance.now() + options.capMs, undefined, () => {});
+  await drive(
+    (i) => call(offset + i),
+    options.concurrency,
+    options.warmup,
+    performance.now() + options.capMs,
+    undefined,
+    () => {},
+  );
 
   const latencies: number[] = [];
   const meter = cpuMeter(options.pids);

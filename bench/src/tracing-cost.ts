@@ -21,7 +21,9 @@ class EchoTool extends DynamicToolService {
   }
 }
 
-const sinkProcess = spawn(process.execPath, [resolve(dirname(fileURLToPath(import.meta.url)), "otlp-sink.js")], { stdio: ["ignore", "pipe", "inherit"] });
+const sinkProcess = spawn(process.execPath, [resolve(dirname(fileURLToPath(import.meta.url)), "otlp-sink.js")], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 const sinkLines = createInterface({ input: sinkProcess.stdout! })[Symbol.asyncIterator]();
 const sinkUrl = /^listening (\S+)$/.exec(String((await sinkLines.next()).value))![1]!;
 
@@ -30,7 +32,10 @@ const env = parseEnv(BaseEnv, { HTTP_PORT: "0" });
 const runtime = new ServiceRuntime({ name: "cost", env, logger: pino({ level: "warn" }), transport: new MemoryTransport({ broker }) });
 await new EchoTool().start(runtime, { announce: false });
 const pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
-const client = await ToolServiceClient.create(pulsar, { requestTopic: "non-persistent://tg/request/cost", responseTopic: "non-persistent://tg/response/cost" });
+const client = await ToolServiceClient.create(pulsar, {
+  requestTopic: "non-persistent://tg/request/cost",
+  responseTopic: "non-persistent://tg/response/cost",
+});
 
 /** An SDK made with the sampler `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), left off. */
 function sdk(sampler: string): Tracing {
@@ -75,7 +80,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const off = median(results.get("off")!);
 for (const [name, values] of results) {
   const us = median(values);
-  console.log(`${name.padEnd(26)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`);
+  console.log(
+    `${name.padEnd(26)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`,
+  );
 }
 await client.close();
 await pulsar.close();

@@ -21,7 +21,8 @@ export const benchRequestWire = (i: number) => ({ user: BENCH_USER, config: "{}"
 /** A raw round trip's reply body must carry the trivial tool's answer for call `i`. */
 export function checkRawReply(i: number, body: unknown, what: string): void {
   const reply = body as { response?: string } | undefined;
-  if (reply?.response !== benchAnswer(benchArgs(i))) throw new Error(`${what} ${i}: unexpected reply ${JSON.stringify(body).slice(0, 200)}`);
+  if (reply?.response !== benchAnswer(benchArgs(i)))
+    throw new Error(`${what} ${i}: unexpected reply ${JSON.stringify(body).slice(0, 200)}`);
 }
 
 /** What a raw echo server answers to a tool-service request body (the trivial tool, with no toolmesh code). */

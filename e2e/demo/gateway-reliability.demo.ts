@@ -49,10 +49,13 @@ async function config(body: object) {
 
 /** Calls a tool service through the gateway, retrying while the gateway has not yet read its descriptor. */
 async function invoke(id: string, n: number): Promise<unknown> {
-  return waitFor(async () => {
-    const reply = await system.call(id, { user: "demo", config: "{}", arguments: JSON.stringify({ n }) });
-    return reply.status === 404 ? undefined : reply;
-  }, { timeoutMs: 30_000, description: `the gateway to know ${id}` });
+  return waitFor(
+    async () => {
+      const reply = await system.call(id, { user: "demo", config: "{}", arguments: JSON.stringify({ n }) });
+      return reply.status === 404 ? undefined : reply;
+    },
+    { timeoutMs: 30_000, description: `the gateway to know ${id}` },
+  );
 }
 
 beforeAll(async () => {
@@ -70,7 +73,11 @@ beforeAll(async () => {
     operation: "put",
     values: [
       { type: "tool-service", key: slow.id, value: JSON.stringify({ id: slow.id, topic: slow.topic }) },
-      { type: "tool", key: "slow", value: JSON.stringify({ type: "tool-service", name: "slow", service: slow.id, description: "takes its time" }) },
+      {
+        type: "tool",
+        key: "slow",
+        value: JSON.stringify({ type: "tool-service", name: "slow", service: slow.id, description: "takes its time" }),
+      },
     ],
   });
 }, 240_000);
@@ -82,44 +89,56 @@ afterAll(async () => {
 });
 
 describe("issue 12 on the whole system", () => {
-  it(`answers a REST call and an agent run (REST and socket) of ${SLOW_MS / 1000} s`, async () => {
-    llm.script("Think slowly", [{ content: "thought it through", delayMs: SLOW_MS }]);
-    const started = Date.now();
-    const timed = async <T>(work: () => Promise<T>) => {
-      const value = await work();
-      return { value, seconds: ((Date.now() - started) / 1000).toFixed(1) };
-    };
-    const socketRun = async () => {
-      const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`);
-      await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
-      const frames: Array<{ response?: { message_type: string; content: string }; complete: boolean }> = [];
-      socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
-      socket.send(JSON.stringify({ id: "run", service: "agent", request: { question: "Think slowly (socket)", streaming: true } }));
-      await waitFor(() => frames.at(-1)?.complete, { timeoutMs: SLOW_MS + 60_000, description: "the socket run" });
-      socket.close();
-      return frames.at(-1)!.response;
-    };
-    const [rest, agentRest, agentSocket] = await Promise.all([
-      timed(() => invoke(slow.id, 0)),
-      timed(() => system.call("agent", { question: "Think slowly (REST)", streaming: true })),
-      timed(socketRun),
-    ]);
-    log(`REST tool call:    HTTP ${(rest.value as { status: number }).status} after ${rest.seconds} s: ${JSON.stringify((rest.value as { body: unknown }).body)}`);
-    const answer = (agentRest.value.body as Array<{ message_type: string; content: string }>).at(-1);
-    log(`agent run, REST:   HTTP ${agentRest.value.status} after ${agentRest.seconds} s: ${answer?.message_type} "${answer?.content}"`);
-    log(`agent run, socket: after ${agentSocket.seconds} s: ${agentSocket.value?.message_type} "${agentSocket.value?.content}"`);
-    expect((rest.value as { status: number }).status).toBe(200);
-    expect(agentRest.value.status).toBe(200);
-    expect(answer).toMatchObject({ message_type: "answer", content: "thought it through" });
-    expect(agentSocket.value).toMatchObject({ message_type: "answer", content: "thought it through" });
-  }, SLOW_MS + 120_000);
+  it(
+    `answers a REST call and an agent run (REST and socket) of ${SLOW_MS / 1000} s`,
+    async () => {
+      llm.script("Think slowly", [{ content: "thought it through", delayMs: SLOW_MS }]);
+      const started = Date.now();
+      const timed = async <T>(work: () => Promise<T>) => {
+        const value = await work();
+        return { value, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+      };
+      const socketRun = async () => {
+        const socket = new WebSocket(`${system.gatewayUrl.replace("http", "ws")}/api/v1/socket`);
+        await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
+        const frames: Array<{ response?: { message_type: string; content: string }; complete: boolean }> = [];
+        socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
+        socket.send(JSON.stringify({ id: "run", service: "agent", request: { question: "Think slowly (socket)", streaming: true } }));
+        await waitFor(() => frames.at(-1)?.complete, { timeoutMs: SLOW_MS + 60_000, description: "the socket run" });
+        socket.close();
+        return frames.at(-1)!.response;
+      };
+      const [rest, agentRest, agentSocket] = await Promise.all([
+        timed(() => invoke(slow.id, 0)),
+        timed(() => system.call("agent", { question: "Think slowly (REST)", streaming: true })),
+        timed(socketRun),
+      ]);
+      log(
+        `REST tool call:    HTTP ${(rest.value as { status: number }).status} after ${rest.seconds} s: ${JSON.stringify((rest.value as { body: unknown }).body)}`,
+      );
+      const answer = (agentRest.value.body as Array<{ message_type: string; content: string }>).at(-1);
+      log(`agent run, REST:   HTTP ${agentRest.value.status} after ${agentRest.seconds} s: ${answer?.message_type} "${answer?.content}"`);
+      log(`agent run, socket: after ${agentSocket.seconds} s: ${agentSocket.value?.message_type} "${agentSocket.value?.content}"`);
+      expect((rest.value as { status: number }).status).toBe(200);
+      expect(agentRest.value.status).toBe(200);
+      expect(answer).toMatchObject({ message_type: "answer", content: "thought it through" });
+      expect(agentSocket.value).toMatchObject({ message_type: "answer", content: "thought it through" });
+    },
+    SLOW_MS + 120_000,
+  );
 
   it(`creates, invokes and deletes ${DESCRIPTORS} descriptors; the broker's counts return to the baseline`, async () => {
     const all: Echo[] = [];
     /** The callers' side (the gateway's): producers on request topics, consumers on response topics. */
     const callers = async (of: Echo[]) => {
-      const requests = await totalClients(system.broker.webServiceUrl, of.map((e) => requestTopic(e.topic)));
-      const responses = await totalClients(system.broker.webServiceUrl, of.map((e) => responseTopic(e.topic)));
+      const requests = await totalClients(
+        system.broker.webServiceUrl,
+        of.map((e) => requestTopic(e.topic)),
+      );
+      const responses = await totalClients(
+        system.broker.webServiceUrl,
+        of.map((e) => responseTopic(e.topic)),
+      );
       return { producers: requests.producers, consumers: responses.consumers };
     };
     log(`round  descriptors  gateway producers/consumers while in use  ->  after delete`);
@@ -129,24 +148,37 @@ describe("issue 12 on the whole system", () => {
       const runtime = toolRuntime();
       for (const echo of echoes) await echo.start(runtime, { announce: false });
       const baseline = await callers(echoes);
-      await config({ operation: "put", values: echoes.map((e) => ({ type: "tool-service", key: e.id, value: JSON.stringify({ id: e.id, topic: e.topic }) })) });
+      await config({
+        operation: "put",
+        values: echoes.map((e) => ({ type: "tool-service", key: e.id, value: JSON.stringify({ id: e.id, topic: e.topic }) })),
+      });
       for (let i = 0; i < echoes.length; i += 20) {
         const replies = await Promise.all(echoes.slice(i, i + 20).map((e, j) => invoke(e.id, i + j)));
         replies.forEach((reply, j) => expect((reply as { body: Array<{ response: string }> }).body[0]!.response).toBe(`echo ${i + j}`));
       }
       const inUse = await callers(echoes);
       await config({ operation: "delete", keys: echoes.map((e) => ({ type: "tool-service", key: e.id })) });
-      const after = await waitFor(async () => {
-        const now = await callers(echoes);
-        return now.producers === baseline.producers && now.consumers === baseline.consumers ? now : undefined;
-      }, { timeoutMs: 60_000, intervalMs: 500, description: `round ${round + 1}: counts back to ${JSON.stringify(baseline)}` });
-      log(`${String(round + 1).padStart(5)}  ${String(all.length).padStart(11)}  ${`${inUse.producers}/${inUse.consumers}`.padStart(40)}  ->  ${after.producers}/${after.consumers}`);
+      const after = await waitFor(
+        async () => {
+          const now = await callers(echoes);
+          return now.producers === baseline.producers && now.consumers === baseline.consumers ? now : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 500, description: `round ${round + 1}: counts back to ${JSON.stringify(baseline)}` },
+      );
+      log(
+        `${String(round + 1).padStart(5)}  ${String(all.length).padStart(11)}  ${`${inUse.producers}/${inUse.consumers}`.padStart(40)}  ->  ${after.producers}/${after.consumers}`,
+      );
       expect(inUse).toEqual({ producers: echoes.length, consumers: echoes.length });
       await runtime.stop();
     }
     const total = await callers(all);
-    const everything = await totalClients(system.broker.webServiceUrl, all.flatMap((e) => [requestTopic(e.topic), responseTopic(e.topic)]));
-    log(`all ${all.length} descriptors deleted: gateway producers ${total.producers}, consumers ${total.consumers}; every client on their ${all.length * 2} topics: producers ${everything.producers}, consumers ${everything.consumers} (baseline 0/0)`);
+    const everything = await totalClients(
+      system.broker.webServiceUrl,
+      all.flatMap((e) => [requestTopic(e.topic), responseTopic(e.topic)]),
+    );
+    log(
+      `all ${all.length} descriptors deleted: gateway producers ${total.producers}, consumers ${total.consumers}; every client on their ${all.length * 2} topics: producers ${everything.producers}, consumers ${everything.consumers} (baseline 0/0)`,
+    );
     expect(total).toEqual({ producers: 0, consumers: 0 });
     expect(everything).toEqual({ producers: 0, consumers: 0 });
   }, 900_000);

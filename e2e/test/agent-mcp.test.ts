@@ -29,10 +29,40 @@ beforeAll(async () => {
     ["api-gateway"],
   ]);
   await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
-  await ok(["set-tool", "--id", "tell-pun", "--name", "tell-pun", "--type", "tool-service", "--service", "joke-service", "--description", "Tells a pun", "--argument", "topic:string:what about", "--config", "style=pun"]);
+  await ok([
+    "set-tool",
+    "--id",
+    "tell-pun",
+    "--name",
+    "tell-pun",
+    "--type",
+    "tool-service",
+    "--service",
+    "joke-service",
+    "--description",
+    "Tells a pun",
+    "--argument",
+    "topic:string:what about",
+    "--config",
+    "style=pun",
+  ]);
   await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
   await ok(["set-mcp-tool", "--id", "weather", "--url", everything.url, "--remote-name", "get-structured-content"]);
-  await ok(["set-tool", "--id", "echo", "--name", "echo", "--type", "mcp-tool", "--mcp-tool", "echo", "--description", "Echoes a message", "--argument", "message:string:what to echo"]);
+  await ok([
+    "set-tool",
+    "--id",
+    "echo",
+    "--name",
+    "echo",
+    "--type",
+    "mcp-tool",
+    "--mcp-tool",
+    "echo",
+    "--description",
+    "Echoes a message",
+    "--argument",
+    "message:string:what to echo",
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -44,7 +74,11 @@ afterAll(async () => {
 describe("MCP tools through every front door", () => {
   it("calls a text tool and a structured tool through tg invoke-mcp-tool", async () => {
     expect(await ok(["invoke-mcp-tool", "-n", "echo", "-P", '{"message": "hello"}'])).toBe("Echo: hello");
-    expect(JSON.parse(await ok(["invoke-mcp-tool", "-n", "weather", "-P", '{"location": "Chicago"}']))).toEqual({ temperature: 36, conditions: "Light rain / drizzle", humidity: 82 });
+    expect(JSON.parse(await ok(["invoke-mcp-tool", "-n", "weather", "-P", '{"location": "Chicago"}']))).toEqual({
+      temperature: 36,
+      conditions: "Light rain / drizzle",
+      humidity: 82,
+    });
   });
 
   it("answers REST with the seed-003 text and object responses (parameters as an object, or a string)", async () => {
@@ -63,12 +97,20 @@ describe("MCP tools through every front door", () => {
     socket.send(JSON.stringify({ type: "auth", token: "" }));
     await waitFor(() => frames.length === 1, { description: "the auth reply" });
     expect(frames[0]).toEqual({ type: "auth-ok", default_workspace: "default" });
-    socket.send(JSON.stringify({ id: "t", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "ws" } } }));
-    socket.send(JSON.stringify({ id: "o", service: "mcp-tool", flow: "default", request: { name: "weather", parameters: { location: "Chicago" } } }));
+    socket.send(
+      JSON.stringify({ id: "t", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "ws" } } }),
+    );
+    socket.send(
+      JSON.stringify({ id: "o", service: "mcp-tool", flow: "default", request: { name: "weather", parameters: { location: "Chicago" } } }),
+    );
     await waitFor(() => frames.length === 3, { description: "two socket replies" });
     const byId = Object.fromEntries(frames.slice(1).map((f) => [f.id, f]));
     expect(byId.t).toEqual({ id: "t", response: { text: "Echo: ws" }, complete: true });
-    expect(byId.o).toEqual({ id: "o", response: { object: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 } }, complete: true });
+    expect(byId.o).toEqual({
+      id: "o",
+      response: { object: { temperature: 36, conditions: "Light rain / drizzle", humidity: 82 } },
+      complete: true,
+    });
     socket.close();
   });
 
@@ -80,7 +122,11 @@ describe("MCP tools through every front door", () => {
 
   it("answers bad input on the TrustGraph surfaces in TrustGraph's error shapes, never a 500, and keeps serving", async () => {
     const post = async (path: string, body: string) => {
-      const response = await fetch(`${system.gatewayUrl}/api/v1/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const response = await fetch(`${system.gatewayUrl}/api/v1/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
       return { status: response.status, body: (await response.json()) as { error?: string & { type?: string }; [key: string]: unknown } };
     };
     expect(await post("config", "{not json")).toEqual({ status: 400, body: { error: "invalid json" } });
@@ -91,11 +137,17 @@ describe("MCP tools through every front door", () => {
     const badKeys = await post("config", '{"operation": "get", "keys": [{"type": "tool"}]}');
     expect(badKeys.status).toBe(200);
     expect(badKeys.body.error).toEqual({ type: "bad-request", message: expect.stringContaining("keys.0.key") });
-    expect(await post("config", '{"operation": "getvalues-all-ws", "type": "tool"}')).toEqual({ status: 200, body: { error: { type: "bad-operation", message: "Bad operation" } } });
+    expect(await post("config", '{"operation": "getvalues-all-ws", "type": "tool"}')).toEqual({
+      status: 200,
+      body: { error: { type: "bad-operation", message: "Bad operation" } },
+    });
     const unknownKind = await post("flow/default/service/no-such-kind", "{}");
     expect(unknownKind.status).toBe(404);
     expect(unknownKind.body.error).toBe("unknown kind");
-    expect(await post("flow/other/service/mcp-tool", '{"name": "echo"}')).toEqual({ status: 200, body: { error: "Invalid flow default/other" } });
+    expect(await post("flow/other/service/mcp-tool", '{"name": "echo"}')).toEqual({
+      status: 200,
+      body: { error: "Invalid flow default/other" },
+    });
     const badJson = await post("flow/default/service/mcp-tool", "{oops");
     expect(badJson.status).toBe(200);
     expect(typeof badJson.body.error).toBe("string");
@@ -103,7 +155,10 @@ describe("MCP tools through every front door", () => {
     expect(noName.status).toBe(200);
     expect(noName.body.error?.type).toBe("bad-request");
     // Still serving.
-    expect(await post("config", '{"operation": "list", "type": "mcp"}')).toMatchObject({ status: 200, body: { directory: expect.arrayContaining(["echo"]) } });
+    expect(await post("config", '{"operation": "list", "type": "mcp"}')).toMatchObject({
+      status: 200,
+      body: { directory: expect.arrayContaining(["echo"]) },
+    });
   });
 
   it("answers bad socket frames in TrustGraph's error frames and keeps the socket open", async () => {
@@ -126,13 +181,19 @@ describe("MCP tools through every front door", () => {
 
 describe("the agent over the catalog", () => {
   it("calls tell-pun, then an MCP tool, then answers; the run records the revision and both calls", async () => {
-    const catalog = await waitFor(async () => {
-      const reply = (await system.call("tool-registry", { operation: "current" })).body as { revision: { revision_number: number; tools: Array<{ name: string }> } | null };
-      const names = reply.revision?.tools.map((t) => t.name) ?? [];
-      return names.includes("tell-pun") && names.includes("echo") ? reply.revision : undefined;
-    }, { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" });
+    const catalog = await waitFor(
+      async () => {
+        const reply = (await system.call("tool-registry", { operation: "current" })).body as {
+          revision: { revision_number: number; tools: Array<{ name: string }> } | null;
+        };
+        const names = reply.revision?.tools.map((t) => t.name) ?? [];
+        return names.includes("tell-pun") && names.includes("echo") ? reply.revision : undefined;
+      },
+      { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" },
+    );
 
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
+      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
     llm.script("Make my cat joke echo", [
       { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
       (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
@@ -158,9 +219,17 @@ describe("the agent over the catalog", () => {
     expect(shown).toContain(`answer: Done: Echo: ${PUN}`);
 
     // run -> revision -> tools, byte for byte: the tools the LLM was offered are the revision's.
-    const run = ((await system.call("agent-runs", { operation: "get", run_id: runId })).body as { run: { catalog_revision: number; catalog_hash: string; user: string } }).run;
+    const run = (
+      (await system.call("agent-runs", { operation: "get", run_id: runId })).body as {
+        run: { catalog_revision: number; catalog_hash: string; user: string };
+      }
+    ).run;
     expect(run.user).toBe("alice");
-    const revision = ((await system.call("tool-registry", { operation: "get-revision", revision_number: run.catalog_revision })).body as { revision: { content_hash: string; tools: Array<{ name: string; description: string; parameters_schema: unknown }> } }).revision;
+    const revision = (
+      (await system.call("tool-registry", { operation: "get-revision", revision_number: run.catalog_revision })).body as {
+        revision: { content_hash: string; tools: Array<{ name: string; description: string; parameters_schema: unknown }> };
+      }
+    ).revision;
     expect(revision.content_hash).toBe(run.catalog_hash);
     const offered = llm.requestsFor("Make my cat joke echo")[0]!.tools!.map((t) => t.function);
     expect(offered).toEqual(revision.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters_schema })));
@@ -174,7 +243,12 @@ describe("the agent over the catalog", () => {
     socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
     socket.send(JSON.stringify({ id: "a1", service: "agent", flow: "default", request: { question: "Socket question", streaming: true } }));
     await waitFor(() => frames.at(-1)?.complete, { description: "the final agent frame" });
-    expect(frames.at(-1)!.response).toMatchObject({ message_type: "answer", content: "socket answer", end_of_message: true, end_of_dialog: true });
+    expect(frames.at(-1)!.response).toMatchObject({
+      message_type: "answer",
+      content: "socket answer",
+      end_of_message: true,
+      end_of_dialog: true,
+    });
     expect(frames.at(-1)!.response).not.toHaveProperty("error");
     socket.close();
   });

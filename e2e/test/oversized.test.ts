@@ -11,7 +11,11 @@ const system = new System();
 const ws = { PULSAR_TRANSPORT: "websocket" };
 
 beforeAll(async () => {
-  await system.start([["config", ws], ["joke-service", { ...ws, JOKE_ANNOUNCE: "false" }], ["api-gateway", ws]]);
+  await system.start([
+    ["config", ws],
+    ["joke-service", { ...ws, JOKE_ANNOUNCE: "false" }],
+    ["api-gateway", ws],
+  ]);
   const set = await system.tg("set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style");
   expect(set.code).toBe(0);
 }, 120_000);
@@ -23,11 +27,15 @@ afterAll(() => system.stop());
  */
 function rawPost(url: string, body: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = request(
+      url,
+      { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== "EPIPE" && err.code !== "ECONNRESET") reject(err);
     });
@@ -35,7 +43,8 @@ function rawPost(url: string, body: string): Promise<{ status: number; body: unk
   });
 }
 
-const joke = (topic: string) => system.call("joke-service", { user: "e2e", config: JSON.stringify({ style: "pun" }), arguments: JSON.stringify({ topic }) });
+const joke = (topic: string) =>
+  system.call("joke-service", { user: "e2e", config: JSON.stringify({ style: "pun" }), arguments: JSON.stringify({ topic }) });
 
 describe("oversized arguments through the gateway", () => {
   it("answers 4 MB and 7 MB arguments with too-large errors while 40 small calls succeed", async () => {

@@ -2,7 +2,16 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { ConfigPush } from "@toolmesh/schema";
-import { EverythingServer, ScriptedLlm, type ServiceProcess, type TestDatabase, clientOptions, createTestDatabase, waitFor, testTopics } from "@toolmesh/test-support";
+import {
+  EverythingServer,
+  ScriptedLlm,
+  type ServiceProcess,
+  type TestDatabase,
+  clientOptions,
+  createTestDatabase,
+  waitFor,
+  testTopics,
+} from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // Issue 17: two replicas of every service on one PostgreSQL database and the real broker, under load
@@ -76,7 +85,11 @@ function load(acked: Acked, label: string) {
     loop(async (i) => {
       const reply =
         i % 2 === 0
-          ? await post(pick(), "flow/default/service/joke-service", { user: "load", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' })
+          ? await post(pick(), "flow/default/service/joke-service", {
+              user: "load",
+              config: '{"style":"pun"}',
+              arguments: '{"topic":"cats"}',
+            })
           : await post(pick(), "flow/default/service/mcp-tool", { name: "echo", parameters: { message: `m${i}` } });
       if (reply) acked.toolCalls++;
       return reply !== null;
@@ -85,7 +98,10 @@ function load(acked: Acked, label: string) {
   const churner = () =>
     loop(async (i) => {
       const id = `churn-${label}-${i % 3}`;
-      const body = i % 6 < 3 ? { operation: "put", workspace: "default", values: [{ type: "tool", key: id, value: JSON.stringify(jokeTool(id)) }] } : { operation: "delete", workspace: "default", keys: [{ type: "tool", key: id }] };
+      const body =
+        i % 6 < 3
+          ? { operation: "put", workspace: "default", values: [{ type: "tool", key: id, value: JSON.stringify(jokeTool(id)) }] }
+          : { operation: "delete", workspace: "default", keys: [{ type: "tool", key: id }] };
       return (await post(pick(), "config", body)) !== null;
     });
   const all = Promise.all([putter(0), putter(1), putter(2), runner(0), runner(1), caller(), churner()]);
@@ -106,9 +122,13 @@ const jokeTool = (name: string) => ({
   arguments: [{ name: "topic", type: "string", description: "what about" }],
 });
 
-const catalogOf = async (registry: ServiceProcess) => (await (await fetch(`${registry.url}/tools/catalog`)).json()) as { revision_number: number; content_hash: string };
+const catalogOf = async (registry: ServiceProcess) =>
+  (await (await fetch(`${registry.url}/tools/catalog`)).json()) as { revision_number: number; content_hash: string };
 const revisionsOf = async (registry: ServiceProcess) =>
-  (await (await fetch(`${registry.url}/tools/catalog/revisions?limit=1000`)).json()) as Array<{ revision_number: number; content_hash: string }>;
+  (await (await fetch(`${registry.url}/tools/catalog/revisions?limit=1000`)).json()) as Array<{
+    revision_number: number;
+    content_hash: string;
+  }>;
 
 async function readRun(runId: string): Promise<{ status: string } | null> {
   const reply = await post(gateways()[0]!, "flow/default/service/agent-runs", { operation: "get", run_id: runId });
@@ -119,7 +139,9 @@ async function readRun(runId: string): Promise<{ status: string } | null> {
 async function recorders(runIds: string[]): Promise<Map<string, string>> {
   const sql = postgres(database.url, { max: 1 });
   try {
-    const rows = await sql<Array<{ run_id: string; instance_id: string }>>`SELECT run_id, instance_id FROM agent_runs WHERE run_id = ANY(${runIds}::text[])`;
+    const rows = await sql<
+      Array<{ run_id: string; instance_id: string }>
+    >`SELECT run_id, instance_id FROM agent_runs WHERE run_id = ANY(${runIds}::text[])`;
     return new Map(rows.map((r) => [r.run_id, r.instance_id]));
   } finally {
     await sql.end();
@@ -134,13 +156,20 @@ async function expectReadable(runIds: string[]) {
 
 /** Waits until `count` more of the acknowledged items exist (load is making progress). */
 const progress = (acked: Acked, puts: number, runs: number) =>
-  waitFor(() => acked.puts.length >= puts && acked.runs.length >= runs, { timeoutMs: 120_000, intervalMs: 200, description: `${puts} puts and ${runs} runs acknowledged` });
+  waitFor(() => acked.puts.length >= puts && acked.runs.length >= runs, {
+    timeoutMs: 120_000,
+    intervalMs: 200,
+    description: `${puts} puts and ${runs} runs acknowledged`,
+  });
 
 beforeAll(async () => {
   database = await createTestDatabase("replicas");
   everything = await EverythingServer.start("streamableHttp");
   await llm.start();
-  llm.script("load-run", [{ content: "A pun first.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] }, { content: "done" }]);
+  llm.script("load-run", [
+    { content: "A pun first.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
+    { content: "done" },
+  ]);
   const env: Record<string, Record<string, string>> = {
     config: {},
     "tool-registry": { REGISTRY_REFRESH_INTERVAL_MS: "0", REGISTRY_ALLOWED_NETWORKS: "127.0.0.0/8" },
@@ -156,16 +185,25 @@ beforeAll(async () => {
   });
   // Both replicas of each service start at once: the migrations must be applied once, whoever is first.
   for (const service of SERVICES) {
-    const started = await Promise.all((["a", "b"] as const).map((w) => system.add(`${service}-${w}`, service, { DATABASE_URL: database.url, ...env[service] })));
+    const started = await Promise.all(
+      (["a", "b"] as const).map((w) => system.add(`${service}-${w}`, service, { DATABASE_URL: database.url, ...env[service] })),
+    );
     for (const s of started) alive.add(s);
   }
   const setup = [
-    { type: "tool-service", key: "joke-service", value: JSON.stringify({ id: "joke-service", topic: "joke", "config-params": [{ name: "style", required: true }] }) },
+    {
+      type: "tool-service",
+      key: "joke-service",
+      value: JSON.stringify({ id: "joke-service", topic: "joke", "config-params": [{ name: "style", required: true }] }),
+    },
     { type: "tool", key: "tell-pun", value: JSON.stringify(jokeTool("tell-pun")) },
     { type: "mcp", key: "echo", value: JSON.stringify({ url: everything.url, "remote-name": "echo" }) },
   ];
   expect(await post(gateways()[0]!, "config", { operation: "put", workspace: "default", values: setup })).not.toBeNull();
-  await waitFor(async () => (await catalogOf(replica("tool-registry", "b"))).revision_number > 0, { timeoutMs: 20_000, description: "a first catalog revision" });
+  await waitFor(async () => (await catalogOf(replica("tool-registry", "b"))).revision_number > 0, {
+    timeoutMs: 20_000,
+    description: "a first catalog revision",
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -198,7 +236,9 @@ describe("two replicas of every service on one PostgreSQL", () => {
     expect(new Set(changePushes).size).toBe(changePushes.length);
 
     const [a, b] = [replica("tool-registry", "a"), replica("tool-registry", "b")];
-    await waitFor(async () => (await catalogOf(a)).revision_number === (await catalogOf(b)).revision_number, { description: "both registries on one revision" });
+    await waitFor(async () => (await catalogOf(a)).revision_number === (await catalogOf(b)).revision_number, {
+      description: "both registries on one revision",
+    });
     const revisions = await revisionsOf(a);
     expect(revisions.length).toBeGreaterThan(3);
     expect(revisions.map((r) => r.revision_number)).toEqual(revisions.map((_, i) => revisions[0]!.revision_number - i));
@@ -206,7 +246,9 @@ describe("two replicas of every service on one PostgreSQL", () => {
     for (let i = 1; i < revisions.length; i++) expect(revisions[i]!.content_hash).not.toBe(revisions[i - 1]!.content_hash);
     expect(await revisionsOf(b)).toEqual(revisions);
 
-    console.log(`both up: ${before.puts.length} puts (versions ${Math.min(...versions)}-${Math.max(...versions)}), ${before.runs.length} runs, ${before.toolCalls} tool calls, ${revisions.length} revisions, 0 failures`);
+    console.log(
+      `both up: ${before.puts.length} puts (versions ${Math.min(...versions)}-${Math.max(...versions)}), ${before.runs.length} runs, ${before.toolCalls} tool calls, ${revisions.length} revisions, 0 failures`,
+    );
   });
 
   it("runs are recorded by both agent replicas and each is readable through the gateways", async () => {

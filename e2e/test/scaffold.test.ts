@@ -39,7 +39,9 @@ async function ok(...args: string[]): Promise<string> {
 beforeAll(async () => {
   mkdirSync(servicesDir);
   symlinkSync(resolve(REPO_ROOT, "tsconfig.base.json"), join(tmp, "tsconfig.base.json"));
-  made = (await run(process.execPath, [resolve(REPO_ROOT, "packages/cli/dist/main.js"), "new-tool-service", "weather", "--dir", servicesDir])).stdout;
+  made = (
+    await run(process.execPath, [resolve(REPO_ROOT, "packages/cli/dist/main.js"), "new-tool-service", "weather", "--dir", servicesDir])
+  ).stdout;
   linkDependencies(dir);
   await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir });
   await system.start([["config"], ["tool-registry", { REGISTRY_REFRESH_INTERVAL_MS: "0" }], ["mcp-server"], ["api-gateway"]]);
@@ -55,10 +57,22 @@ afterAll(async () => {
 describe("tg new-tool-service", () => {
   it("makes a package laid out like the built-in services, on a port and topic nobody else uses", () => {
     expect(made).toMatch(/^created .*weather: tool 'weather' on topic 'weather', HTTP port 8710$/m);
-    for (const file of ["package.json", "tsconfig.json", "tsconfig.build.json", "vitest.config.ts", "src/env.ts", "src/app.ts", "src/main.ts", "src/tool.ts", "test/unit/weather.test.ts"]) {
+    for (const file of [
+      "package.json",
+      "tsconfig.json",
+      "tsconfig.build.json",
+      "vitest.config.ts",
+      "src/env.ts",
+      "src/app.ts",
+      "src/main.ts",
+      "src/tool.ts",
+      "test/unit/weather.test.ts",
+    ]) {
       expect(made).toContain(`\n  ${file}\n`);
     }
-    expect(readFileSync(join(dir, "src/app.ts"), "utf8")).toContain("export async function buildWeather(runtime: ServiceRuntime, env: WeatherEnv)");
+    expect(readFileSync(join(dir, "src/app.ts"), "utf8")).toContain(
+      "export async function buildWeather(runtime: ServiceRuntime, env: WeatherEnv)",
+    );
     expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain('await startService("weather", loadEnv, buildWeather);');
   });
 
@@ -75,7 +89,11 @@ describe("tg new-tool-service", () => {
     expect(revision.tools.find((t) => t.name === "weather")).toMatchObject({
       source: "announce:weather",
       tool_id: "weather.weather",
-      parameters_schema: { type: "object", properties: { name: { type: "string", minLength: 1, description: "Who to greet" } }, required: ["name"] },
+      parameters_schema: {
+        type: "object",
+        properties: { name: { type: "string", minLength: 1, description: "Who to greet" } },
+        required: ["name"],
+      },
       binding: { kind: "tool-service", config: {} },
     });
   });

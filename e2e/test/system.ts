@@ -56,7 +56,11 @@ export class System {
     const main = resolve(REPO_ROOT, "packages/cli/dist/main.js");
     try {
       const { stdout, stderr } = await run(process.execPath, [main, ...args], {
-        env: { ...process.env, TG_URL: this.gatewayUrl, ...(this.services.has("mcp-server") ? { TG_MCP_URL: `${this.get("mcp-server").url}/mcp` } : {}) },
+        env: {
+          ...process.env,
+          TG_URL: this.gatewayUrl,
+          ...(this.services.has("mcp-server") ? { TG_MCP_URL: `${this.get("mcp-server").url}/mcp` } : {}),
+        },
         timeout: 30_000,
       });
       return { code: 0, stdout, stderr };

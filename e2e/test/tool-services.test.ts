@@ -16,23 +16,25 @@ const tools = {
 };
 
 beforeAll(async () => {
-  await system.start([
-    ["config"],
-    ["joke-service"],
-    ["api-gateway", { GATEWAY_REQUEST_TIMEOUT_MS: "2000" }],
-  ]);
+  await system.start([["config"], ["joke-service"], ["api-gateway", { GATEWAY_REQUEST_TIMEOUT_MS: "2000" }]]);
 }, 120_000);
 
 afterAll(() => system.stop());
 
 const jokeTool = (id: string, style: string | undefined, service = "joke-service") => [
   "set-tool",
-  "--id", id,
-  "--name", id,
-  "--type", "tool-service",
-  "--service", service,
-  "--description", `Tells a ${style ?? "default"} joke`,
-  "--argument", "topic:string:what the joke is about",
+  "--id",
+  id,
+  "--name",
+  id,
+  "--type",
+  "tool-service",
+  "--service",
+  service,
+  "--description",
+  `Tells a ${style ?? "default"} joke`,
+  "--argument",
+  "topic:string:what the joke is about",
   ...(style ? ["--config", `style=${style}`] : []),
 ];
 
@@ -67,7 +69,14 @@ describe("tool services end to end", () => {
     await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
     const frames: unknown[] = [];
     socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
-    socket.send(JSON.stringify({ id: "w1", service: "joke-service", flow: "default", request: { user: "bob", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' } }));
+    socket.send(
+      JSON.stringify({
+        id: "w1",
+        service: "joke-service",
+        flow: "default",
+        request: { user: "bob", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' },
+      }),
+    );
     await waitFor(() => frames.length === 1, { description: "the socket reply" });
     expect(frames[0]).toEqual({ id: "w1", response: { response: tools.pun, end_of_stream: true }, complete: true });
     socket.close();
@@ -140,7 +149,10 @@ describe("errors end to end: each clear, every service still healthy", () => {
     });
     await pulsar.send(requestTopic("joke"), Buffer.from('{"user": "x", "arguments": '), { id });
     await waitFor(() => replies.length === 1, { description: "the error reply" });
-    expect(replies[0]).toMatchObject({ error: { type: "bad-request", message: expect.stringMatching(/not valid JSON/) }, end_of_stream: true });
+    expect(replies[0]).toMatchObject({
+      error: { type: "bad-request", message: expect.stringMatching(/not valid JSON/) },
+      end_of_stream: true,
+    });
     await pulsar.close();
     expect(await expectOk(system.tg("invoke-tool", "-n", "tell-pun", "-a", '{"topic": "cats"}'))).toBe(tools.pun);
   });
@@ -157,10 +169,13 @@ describe("config survives a restart", () => {
   it("keeps every descriptor and keeps the version increasing", async () => {
     const before = (await system.call("config", { operation: "config" })).body as { version: number; config: unknown };
     await system.get("config").restart();
-    const after = await waitFor(async () => {
-      const r = await system.call("config", { operation: "config" });
-      return r.status === 200 ? (r.body as { version: number; config: unknown }) : undefined;
-    }, { timeoutMs: 20_000, description: "config after restart" });
+    const after = await waitFor(
+      async () => {
+        const r = await system.call("config", { operation: "config" });
+        return r.status === 200 ? (r.body as { version: number; config: unknown }) : undefined;
+      },
+      { timeoutMs: 20_000, description: "config after restart" },
+    );
     expect(after.version).toBe(before.version);
     expect(after.config).toEqual(before.config);
     await expectOk(system.tg("delete-tool", "--id", "ghost-tool"));

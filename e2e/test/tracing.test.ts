@@ -35,14 +35,49 @@ beforeAll(async () => {
     ["api-gateway", tracing],
   ]);
   await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
-  await ok(["set-tool", "--id", "tell-pun", "--name", "tell-pun", "--type", "tool-service", "--service", "joke-service", "--description", "Tells a pun", "--argument", "topic:string:what about", "--config", "style=pun"]);
+  await ok([
+    "set-tool",
+    "--id",
+    "tell-pun",
+    "--name",
+    "tell-pun",
+    "--type",
+    "tool-service",
+    "--service",
+    "joke-service",
+    "--description",
+    "Tells a pun",
+    "--argument",
+    "topic:string:what about",
+    "--config",
+    "style=pun",
+  ]);
   await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
-  await ok(["set-tool", "--id", "echo", "--name", "echo", "--type", "mcp-tool", "--mcp-tool", "echo", "--description", "Echoes a message", "--argument", "message:string:what to echo"]);
-  await waitFor(async () => {
-    const reply = (await system.call("tool-registry", { operation: "current" })).body as { revision: { tools: Array<{ name: string }> } | null };
-    const names = reply.revision?.tools.map((t) => t.name) ?? [];
-    return names.includes("tell-pun") && names.includes("echo");
-  }, { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" });
+  await ok([
+    "set-tool",
+    "--id",
+    "echo",
+    "--name",
+    "echo",
+    "--type",
+    "mcp-tool",
+    "--mcp-tool",
+    "echo",
+    "--description",
+    "Echoes a message",
+    "--argument",
+    "message:string:what to echo",
+  ]);
+  await waitFor(
+    async () => {
+      const reply = (await system.call("tool-registry", { operation: "current" })).body as {
+        revision: { tools: Array<{ name: string }> } | null;
+      };
+      const names = reply.revision?.tools.map((t) => t.name) ?? [];
+      return names.includes("tell-pun") && names.includes("echo");
+    },
+    { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -57,7 +92,8 @@ const CLIENT = 3;
 
 describe("one agent run's trace, received over OTLP", () => {
   it("joins gateway -> agent -> LLM -> tool service -> MCP -> reply into one trace with correct parents", async () => {
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
+      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
     llm.script(QUESTION, [
       { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
       (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
@@ -75,10 +111,17 @@ describe("one agent run's trace, received over OTLP", () => {
     expect(JSON.stringify(answer)).toContain(`Done: Echo: ${PUN}`);
 
     // The gateway's span ends after the reply was sent on: waiting for it waits for the whole run.
-    const spans = await waitFor(() => {
-      const trace = receiver.trace(traceId);
-      return trace.some((s) => s.name === "gateway agent") && trace.some((s) => s.name === "mcp call") && trace.filter((s) => s.name === "llm chat").length === 3 ? trace : undefined;
-    }, { timeoutMs: 20_000, description: "the run's spans at the OTLP receiver" });
+    const spans = await waitFor(
+      () => {
+        const trace = receiver.trace(traceId);
+        return trace.some((s) => s.name === "gateway agent") &&
+          trace.some((s) => s.name === "mcp call") &&
+          trace.filter((s) => s.name === "llm chat").length === 3
+          ? trace
+          : undefined;
+      },
+      { timeoutMs: 20_000, description: "the run's spans at the OTLP receiver" },
+    );
 
     const one = (name: string, service: string): ReceivedSpan => {
       const found = spans.filter((s) => s.name === name && s.service === service);
@@ -116,16 +159,33 @@ describe("one agent run's trace, received over OTLP", () => {
     childOf(mcpCall, mcpServe);
 
     expect(gateway).toMatchObject({ kind: SERVER, attributes: { "toolmesh.gateway.door": "rest", "toolmesh.outcome": "ok" } });
-    expect(agentRequest).toMatchObject({ kind: CLIENT, attributes: { "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/agent$/), "toolmesh.outcome": "ok" } });
+    expect(agentRequest).toMatchObject({
+      kind: CLIENT,
+      attributes: {
+        "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/agent$/),
+        "toolmesh.outcome": "ok",
+      },
+    });
     expect(run.attributes["toolmesh.catalog.revision"]).toBeGreaterThan(0);
     expect(run.attributes["toolmesh.outcome"]).toBe("ok");
     expect(llmCalls.map((s) => s.attributes["gen_ai.request.model"])).toEqual(["scripted", "scripted", "scripted"]);
     // Each LLM call's HTTP request carried its span's context, for a traced model server to continue.
     for (const call of llmCalls) expect(llm.traceparents).toContain(`00-${traceId}-${call.spanId}-01`);
-    expect(punCall.attributes).toMatchObject({ "toolmesh.tool.name": "tell-pun", "toolmesh.catalog.revision": run.attributes["toolmesh.catalog.revision"], "toolmesh.outcome": "ok" });
-    expect(jokeServe.attributes).toMatchObject({ "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/joke$/), "toolmesh.tool_service.id": "joke-service", "toolmesh.outcome": "ok" });
+    expect(punCall.attributes).toMatchObject({
+      "toolmesh.tool.name": "tell-pun",
+      "toolmesh.catalog.revision": run.attributes["toolmesh.catalog.revision"],
+      "toolmesh.outcome": "ok",
+    });
+    expect(jokeServe.attributes).toMatchObject({
+      "messaging.destination.name": expect.stringMatching(/^non-persistent:\/\/[^/]+\/request\/joke$/),
+      "toolmesh.tool_service.id": "joke-service",
+      "toolmesh.outcome": "ok",
+    });
     expect(jokeServe.attributes["toolmesh.duration_ms"]).toBeTypeOf("number");
-    expect(mcpCall).toMatchObject({ kind: CLIENT, attributes: { "toolmesh.tool.name": "echo", "toolmesh.mcp.remote_name": "echo", "toolmesh.outcome": "ok" } });
+    expect(mcpCall).toMatchObject({
+      kind: CLIENT,
+      attributes: { "toolmesh.tool.name": "echo", "toolmesh.mcp.remote_name": "echo", "toolmesh.outcome": "ok" },
+    });
 
     // Exported as protobuf (OTLP's default), and never an argument or a result in any span.
     expect([...receiver.contentTypes]).toEqual(["application/x-protobuf"]);
@@ -141,13 +201,18 @@ describe("one agent run's trace, received over OTLP", () => {
     await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
     const frames: Array<{ id?: string; complete?: boolean }> = [];
     socket.on("message", (data) => frames.push(JSON.parse(data.toString())));
-    socket.send(JSON.stringify({ id: "e", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "traced" } } }));
+    socket.send(
+      JSON.stringify({ id: "e", service: "mcp-tool", flow: "default", request: { name: "echo", parameters: { message: "traced" } } }),
+    );
     await waitFor(() => frames.some((f) => f.id === "e" && f.complete), { description: "the socket reply" });
     socket.close();
-    const spans = await waitFor(() => {
-      const trace = receiver.trace(traceId);
-      return trace.some((s) => s.name === "gateway mcp-tool") && trace.some((s) => s.name === "mcp call") ? trace : undefined;
-    }, { timeoutMs: 20_000, description: "the socket request's spans" });
+    const spans = await waitFor(
+      () => {
+        const trace = receiver.trace(traceId);
+        return trace.some((s) => s.name === "gateway mcp-tool") && trace.some((s) => s.name === "mcp call") ? trace : undefined;
+      },
+      { timeoutMs: 20_000, description: "the socket request's spans" },
+    );
     const gateway = spans.find((s) => s.name === "gateway mcp-tool")!;
     expect(gateway.attributes["toolmesh.gateway.door"]).toBe("socket");
     const serve = spans.find((s) => s.name === "mcp-tool serve")!;
@@ -157,6 +222,8 @@ describe("one agent run's trace, received over OTLP", () => {
     const refreshes = receiver.spans.filter((s) => s.service === "tool-registry" && s.name === "registry refresh");
     const created = refreshes.filter((s) => s.attributes["toolmesh.refresh.created"] === true);
     expect(created.length).toBeGreaterThan(0);
-    expect(created.every((s) => Number(s.attributes["toolmesh.catalog.revision"]) > 0 && s.attributes["toolmesh.outcome"] === "ok")).toBe(true);
+    expect(created.every((s) => Number(s.attributes["toolmesh.catalog.revision"]) > 0 && s.attributes["toolmesh.outcome"] === "ok")).toBe(
+      true,
+    );
   }, 60_000);
 });

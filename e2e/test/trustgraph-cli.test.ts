@@ -40,7 +40,9 @@ afterAll(async () => {
 
 describe("TrustGraph's config commands", () => {
   it("tg-put-config-item, tg-get-config-item (text and json), tg-list-config-items, tg-show-config", async () => {
-    expect(await ok("tg-put-config-item", "--type", "demo", "--key", "k1", "--value", '{"a": 1}')).toBe("Configuration item set: demo/k1\n");
+    expect(await ok("tg-put-config-item", "--type", "demo", "--key", "k1", "--value", '{"a": 1}')).toBe(
+      "Configuration item set: demo/k1\n",
+    );
     expect(await ok("tg-put-config-item", "--type", "demo", "--key", "k2", "--value", "plain")).toBe("Configuration item set: demo/k2\n");
     expect(await ok("tg-get-config-item", "--type", "demo", "--key", "k1")).toBe('{"a": 1}\n');
     expect(await ok("tg-get-config-item", "--type", "demo", "--key", "k1", "--format", "json")).toBe('"{\\"a\\": 1}"\n');
@@ -66,7 +68,9 @@ describe("TrustGraph's config commands", () => {
 describe("TrustGraph's MCP tool commands", () => {
   it("tg-set-mcp-tool prints nothing; tg-show-mcp-tools shows the tables; tg-delete-mcp-tool", async () => {
     expect(await ok("tg-set-mcp-tool", "-i", "echo", "-r", "echo", "--tool-url", everything.url)).toBe("");
-    expect(await ok("tg-set-mcp-tool", "-i", "weather", "-r", "get-structured-content", "--tool-url", everything.url, "--auth-token", "s3cret")).toBe("");
+    expect(
+      await ok("tg-set-mcp-tool", "-i", "weather", "-r", "get-structured-content", "--tool-url", everything.url, "--auth-token", "s3cret"),
+    ).toBe("");
     await ok("tg-set-mcp-tool", "-i", "doomed", "--tool-url", everything.url);
     const shown = await ok("tg-show-mcp-tools");
     expect(shown).toContain(`| id          | echo`);
@@ -94,7 +98,21 @@ describe("TrustGraph's tool commands", () => {
     await ok("tg-set-mcp-tool", "-i", "calc-echo", "-r", "echo", "--tool-url", everything.url);
     // tg-set-tool first reads agent/tool-index (missing: needs value null from the config service).
     expect(
-      await ok("tg-set-tool", "--id", "calc", "--name", "calculate", "--description", "Echo a message", "--type", "mcp-tool", "--mcp-tool", "calc-echo", "--argument", "message:string:What to echo"),
+      await ok(
+        "tg-set-tool",
+        "--id",
+        "calc",
+        "--name",
+        "calculate",
+        "--description",
+        "Echo a message",
+        "--type",
+        "mcp-tool",
+        "--mcp-tool",
+        "calc-echo",
+        "--argument",
+        "message:string:What to echo",
+      ),
     ).toBe("Tool set.\n");
     expect(await ok("tg-show-tools")).toBe(
       [
@@ -120,7 +138,21 @@ describe("TrustGraph's tool commands", () => {
 describe("tg-invoke-agent", () => {
   it("streams thoughts, observations and the answer from toolmesh's agent", async () => {
     await ok("tg-set-mcp-tool", "-i", "agent-echo", "-r", "echo", "--tool-url", everything.url);
-    await ok("tg-put-config-item", "--type", "tool", "--key", "agent-echo", "--value", JSON.stringify({ name: "agent-echo", description: "Echoes a message", type: "mcp-tool", "mcp-tool": "agent-echo", arguments: [{ name: "message", type: "string", description: "what to echo" }] }));
+    await ok(
+      "tg-put-config-item",
+      "--type",
+      "tool",
+      "--key",
+      "agent-echo",
+      "--value",
+      JSON.stringify({
+        name: "agent-echo",
+        description: "Echoes a message",
+        type: "mcp-tool",
+        "mcp-tool": "agent-echo",
+        arguments: [{ name: "message", type: "string", description: "what to echo" }],
+      }),
+    );
     const question = "Echo hi please";
     llm.script(question, [
       { content: "I should use the echo tool.", tool_calls: [{ name: "agent-echo", arguments: { message: "hi" } }] },

@@ -5,7 +5,19 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic } from "@toolmesh/schema";
-import { EverythingServer, PeerProcess, ScriptedLlm, ServiceProcess, brokerServiceUrl, claimTrustGraphTenant, pythonPeer, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
+import {
+  EverythingServer,
+  PeerProcess,
+  ScriptedLlm,
+  ServiceProcess,
+  brokerServiceUrl,
+  claimTrustGraphTenant,
+  pythonPeer,
+  useBroker,
+  waitFor,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/test-support";
 
 // Issue 14: TrustGraph 2.11.1's own processors (trustgraph-flow from PyPI, unchanged) run against toolmesh's
 // config service, and toolmesh's agent uses a tool TrustGraph's mcp-tool processor serves.
@@ -47,7 +59,10 @@ const put = async (values: ConfigValue[]) => {
 };
 const ask = async (question: string) => {
   const messages: AgentResponse[] = [];
-  await agent.request({ question, user: "alice", streaming: true }, { isLast: (r) => r.end_of_dialog, onReply: (r) => messages.push(r), timeoutMs: 30_000 });
+  await agent.request(
+    { question, user: "alice", streaming: true },
+    { isLast: (r) => r.end_of_dialog, onReply: (r) => messages.push(r), timeoutMs: 30_000 },
+  );
   return messages;
 };
 const startService = async (service: string, env: Record<string, string> = {}) => {
@@ -65,10 +80,20 @@ beforeAll(async () => {
   await startService("config", { CONFIG_DATA_DIR: join(dataDir, "config") });
   await startService("joke-service", { JOKE_TOPIC, JOKE_ANNOUNCE: "false" });
   await startService("tool-registry", { REGISTRY_DATA_DIR: join(dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
-  await startService("agent", { AGENT_DATA_DIR: join(dataDir, "agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted", AGENT_TOOL_TIMEOUT_MS: "10000" });
+  await startService("agent", {
+    AGENT_DATA_DIR: join(dataDir, "agent"),
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_MODEL: "scripted",
+    AGENT_TOOL_TIMEOUT_MS: "10000",
+  });
   pulsar = new PulsarClient({ webServiceUrl });
   const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
-    RequestClient.create(pulsar, { requestTopic: requestTopic(name), responseTopic: responseTopic(name), responseSchema, timeoutMs: 20_000 });
+    RequestClient.create(pulsar, {
+      requestTopic: requestTopic(name),
+      responseTopic: responseTopic(name),
+      responseSchema,
+      timeoutMs: 20_000,
+    });
   config = await client("config", ConfigResponse);
   registry = await client("tool-registry", ToolRegistryResponse);
   agent = await client("agent", AgentResponse);
@@ -77,7 +102,13 @@ beforeAll(async () => {
   const flags = ["-p", await brokerServiceUrl(webServiceUrl), "--no-metrics", "--no-loki-enabled"];
   tgMcpTool = PeerProcess.start("trustgraph mcp-tool", join(bin, "mcp-tool"), flags);
   tgAgent = PeerProcess.start("trustgraph agent-manager-react", join(bin, "agent-manager-react"), flags);
-  tgJoke = PeerProcess.start("trustgraph joke-service", join(bin, "joke-service"), [...flags, "--id", `tg-joke-${unique}`, "--topic", TG_JOKE_TOPIC]);
+  tgJoke = PeerProcess.start("trustgraph joke-service", join(bin, "joke-service"), [
+    ...flags,
+    "--id",
+    `tg-joke-${unique}`,
+    "--topic",
+    TG_JOKE_TOPIC,
+  ]);
 }, 300_000);
 
 afterAll(async () => {
@@ -149,15 +180,21 @@ describe("TrustGraph's processors on toolmesh's config service", () => {
 
 describe("toolmesh's agent with TrustGraph's queue ids", () => {
   it("calls echo, served by TrustGraph's mcp-tool processor, and tell-pun, a tool service whose queues are request:tg:/response:tg: ids", async () => {
-    await waitFor(async () => {
-      const names = (await registry.request({ operation: "current" })).revision?.tools.map((t) => t.name) ?? [];
-      return names.includes("echo") && names.includes("tell-pun");
-    }, { timeoutMs: 20_000, description: "a catalog with echo and tell-pun" });
+    await waitFor(
+      async () => {
+        const names = (await registry.request({ operation: "current" })).revision?.tools.map((t) => t.name) ?? [];
+        return names.includes("echo") && names.includes("tell-pun");
+      },
+      { timeoutMs: 20_000, description: "a catalog with echo and tell-pun" },
+    );
     // The only consumer of the echo tool's queue is TrustGraph's processor (toolmesh's mcp-tool is not running).
-    const stats = (await (await fetch(`${webServiceUrl}/admin/v2/${queueTopic(MCP_QUEUES.request).replace("://", "/")}/stats`)).json()) as { subscriptions: Record<string, unknown> };
+    const stats = (await (await fetch(`${webServiceUrl}/admin/v2/${queueTopic(MCP_QUEUES.request).replace("://", "/")}/stats`)).json()) as {
+      subscriptions: Record<string, unknown>;
+    };
     expect(Object.keys(stats.subscriptions)).toEqual(["mcp-tool--default--default--request"]);
 
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) => [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
+    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
+      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
     llm.script("Echo a cat pun", [
       { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
       (r) => ({ content: "Now echo it through TrustGraph.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
@@ -176,7 +213,11 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
   it("calls tell-llama-joke, served by TrustGraph's own joke-service processor (trustgraph-flow, unchanged)", async () => {
     await tgJoke.waitForLog(new RegExp(`Tool service topics: request=non-persistent://tg/request/${TG_JOKE_TOPIC}`), { timeoutMs: 60_000 });
     await put([
-      item("tool-service", "tg-joke-service", { id: "tg-joke-service", topic: TG_JOKE_TOPIC, "config-params": [{ name: "style", required: false }] }),
+      item("tool-service", "tg-joke-service", {
+        id: "tg-joke-service",
+        topic: TG_JOKE_TOPIC,
+        "config-params": [{ name: "style", required: false }],
+      }),
       item("tool", "tell-llama-joke", {
         type: "tool-service",
         name: "tell-llama-joke",
@@ -186,10 +227,13 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
         arguments: [{ name: "topic", type: "string", description: "what the joke is about" }],
       }),
     ]);
-    await waitFor(async () => (await registry.request({ operation: "current" })).revision?.tools.some((t) => t.name === "tell-llama-joke") ?? false, {
-      timeoutMs: 20_000,
-      description: "a catalog with tell-llama-joke",
-    });
+    await waitFor(
+      async () => (await registry.request({ operation: "current" })).revision?.tools.some((t) => t.name === "tell-llama-joke") ?? false,
+      {
+        timeoutMs: 20_000,
+        description: "a catalog with tell-llama-joke",
+      },
+    );
     llm.script("A llama joke please", [
       { content: "TrustGraph's joke-service knows llamas.", tool_calls: [{ name: "tell-llama-joke", arguments: { topic: "llama" } }] },
       (r) => ({ content: `Answer: ${[...r.messages].reverse().find((m) => m.role === "tool")?.content ?? ""}` }),
@@ -198,7 +242,8 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
     const lines = messages.map((m) => `${m.message_type}: ${m.content}`);
     console.info(lines.join("\n"));
     // TrustGraph's joke-service picks one of its three dad jokes about llamas at random, in this frame.
-    const llamaDadJoke = /^Here's a dad-joke for you:\n\n(What did the llama say|Why don't llamas ever get lost|What do you call a llama with no legs)/;
+    const llamaDadJoke =
+      /^Here's a dad-joke for you:\n\n(What did the llama say|Why don't llamas ever get lost|What do you call a llama with no legs)/;
     expect(lines[0]).toBe("thought: TrustGraph's joke-service knows llamas.");
     expect(messages[1]).toMatchObject({ message_type: "observation", content: expect.stringMatching(llamaDadJoke) });
     expect(messages[2]).toMatchObject({ message_type: "answer", content: `Answer: ${messages[1]!.content}` });

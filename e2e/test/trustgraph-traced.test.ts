@@ -3,7 +3,16 @@ import { ROOT_CONTEXT, TraceFlags, createTraceState, trace } from "@opentelemetr
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError, Tracing, traced } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { OtlpReceiver, brokerServiceUrl, trustGraphToolCalls, trustGraphToolService, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
+import {
+  OtlpReceiver,
+  brokerServiceUrl,
+  trustGraphToolCalls,
+  trustGraphToolService,
+  useBroker,
+  waitFor,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // TrustGraph 2.11.1's own Python classes and toolmesh with tracing ON on both toolmesh sides: the
@@ -19,7 +28,9 @@ let pulsar: PulsarClient;
 beforeAll(async () => {
   await receiver.start();
   tracing = Tracing.start({ serviceName: "interop-test", exporter: "otlp", protocol: "http/json", url: `${receiver.url}/v1/traces` });
-  await system.start([["joke-service", { JOKE_ANNOUNCE: "false", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" }]]);
+  await system.start([
+    ["joke-service", { JOKE_ANNOUNCE: "false", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" }],
+  ]);
   const broker = await useBroker();
   pulsarHost = await brokerServiceUrl(broker.webServiceUrl);
   pulsar = new PulsarClient({ ...broker });
@@ -37,15 +48,21 @@ describe("TrustGraph interop with tracing on", () => {
     const { results } = await trustGraphToolCalls(
       pulsarHost,
       { requestTopic: requestTopic("joke"), responseTopic: responseTopic("joke") },
-      [{ config: { style: "pun" }, arguments: { topic: "cats" } }, { config: { style: "nope" }, arguments: { topic: "cats" } }],
+      [
+        { config: { style: "pun" }, arguments: { topic: "cats" } },
+        { config: { style: "nope" }, arguments: { topic: "cats" } },
+      ],
     );
     expect(results[0]).toEqual({ response: "Here's a pun: my cat is a great DJ, he always brings the mewsic." });
     expect(results[1]!.error).toMatch(/^RuntimeError: unknown style 'nope'/);
     // No traceparent from TrustGraph: each request is the root of its own trace.
-    const served = await waitFor(() => {
-      const spans = receiver.spans.filter((s) => s.service === "joke-service" && s.name === "joke serve");
-      return spans.length >= 2 ? spans : undefined;
-    }, { description: "the joke-service's spans" });
+    const served = await waitFor(
+      () => {
+        const spans = receiver.spans.filter((s) => s.service === "joke-service" && s.name === "joke serve");
+        return spans.length >= 2 ? spans : undefined;
+      },
+      { description: "the joke-service's spans" },
+    );
     expect(served.map((s) => s.parentSpanId)).toEqual(["", ""]);
     expect(served.map((s) => s.attributes["toolmesh.outcome"]).sort()).toEqual(["error", "ok"]);
   }, 60_000);
@@ -55,20 +72,35 @@ describe("TrustGraph interop with tracing on", () => {
     const service = trustGraphToolService(pulsarHost, `tg-traced-${randomUUID().slice(0, 8)}`, topic);
     const seen: Array<Record<string, string>> = [];
     // A second subscription on the request topic sees what TrustGraph's service receives.
-    const watcher = await pulsar.subscribe({ topic: `non-persistent://tg/request/${topic}`, subscription: `watch-${topic}`, type: "Shared" }, async (m) => {
-      seen.push(m.properties);
-    });
+    const watcher = await pulsar.subscribe(
+      { topic: `non-persistent://tg/request/${topic}`, subscription: `watch-${topic}`, type: "Shared" },
+      async (m) => {
+        seen.push(m.properties);
+      },
+    );
     try {
       await service.ready;
-      const client = await ToolServiceClient.create(pulsar, { requestTopic: `non-persistent://tg/request/${topic}`, responseTopic: `non-persistent://tg/response/${topic}`, timeoutMs: 10_000 });
+      const client = await ToolServiceClient.create(pulsar, {
+        requestTopic: `non-persistent://tg/request/${topic}`,
+        responseTopic: `non-persistent://tg/response/${topic}`,
+        timeoutMs: 10_000,
+      });
       // A caller whose context carries vendor trace state, as it would behind an instrumented front end.
       const traceId = randomBytes(16).toString("hex");
-      const caller = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: randomBytes(8).toString("hex"), traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: createTraceState("vendor=abc") });
+      const caller = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId,
+        spanId: randomBytes(8).toString("hex"),
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+        traceState: createTraceState("vendor=abc"),
+      });
       try {
         await traced("interop calls", { parent: caller }, async () => {
           expect(await client.call("alice", { style: "dad" }, { topic: "cats" })).toBe("dad: cats (trustgraph)");
           const topics = Array.from({ length: 10 }, (_, i) => `topic-${i}`);
-          expect(await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t })))).toEqual(topics.map((t) => `plain: ${t} (trustgraph)`));
+          expect(await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t })))).toEqual(
+            topics.map((t) => `plain: ${t} (trustgraph)`),
+          );
           const failure = await client.call("alice", {}, {}).catch((err: unknown) => err);
           expect(failure).toBeInstanceOf(ToolServiceError);
           expect(failure).toMatchObject({ type: "tool-service-error", message: "argument 'topic' is required" });
@@ -82,11 +114,16 @@ describe("TrustGraph interop with tracing on", () => {
         expect(properties.tracestate).toBe("vendor=abc");
       }
       await tracing.flush();
-      const requests = await waitFor(() => {
-        const spans = receiver.trace(traceId).filter((s) => s.name === `${topic} request`);
-        return spans.length === 12 ? spans : undefined;
-      }, { description: "the client's 12 request spans" });
-      expect(requests.filter((s) => s.attributes["toolmesh.outcome"] === "error-reply").map((s) => s.attributes["error.type"])).toEqual(["tool-service-error"]);
+      const requests = await waitFor(
+        () => {
+          const spans = receiver.trace(traceId).filter((s) => s.name === `${topic} request`);
+          return spans.length === 12 ? spans : undefined;
+        },
+        { description: "the client's 12 request spans" },
+      );
+      expect(requests.filter((s) => s.attributes["toolmesh.outcome"] === "error-reply").map((s) => s.attributes["error.type"])).toEqual([
+        "tool-service-error",
+      ]);
       expect([...receiver.contentTypes].sort()).toEqual(["application/json", "application/x-protobuf"]);
     } finally {
       await watcher.close();

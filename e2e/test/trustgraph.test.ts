@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { brokerServiceUrl, trustGraphToolCalls, trustGraphToolService, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
+import {
+  brokerServiceUrl,
+  trustGraphToolCalls,
+  trustGraphToolService,
+  useBroker,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/test-support";
 import { System } from "./system.js";
 
 // TrustGraph 2.11.1's own Python classes (trustgraph-base, over the broker's binary protocol) and toolmesh

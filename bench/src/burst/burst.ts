@@ -49,12 +49,21 @@ export async function runBurst(): Promise<number> {
   const topic = `joke-burst-${randomUUID().slice(0, 8)}`;
   const joke = await ServiceProcess.start({
     service: "joke-service",
-    env: { PULSAR_WEB_URL: webServiceUrl, JOKE_TOPIC: topic, JOKE_ANNOUNCE: "false", LOG_LEVEL: "warn", ...pick("REQUEST_BACKLOG", "BROKER_DROP_POLL_MS") },
+    env: {
+      PULSAR_WEB_URL: webServiceUrl,
+      JOKE_TOPIC: topic,
+      JOKE_ANNOUNCE: "false",
+      LOG_LEVEL: "warn",
+      ...pick("REQUEST_BACKLOG", "BROKER_DROP_POLL_MS"),
+    },
   });
   const clients = await Promise.all(Array.from({ length: processes }, (_, i) => startClient(webServiceUrl, topic, `p${i + 1}`)));
   let readyDropped = false;
   const readiness = setInterval(() => {
-    fetch(`${joke.url}/readyz`).then((r) => (readyDropped ||= !r.ok), () => (readyDropped = true));
+    fetch(`${joke.url}/readyz`).then(
+      (r) => (readyDropped ||= !r.ok),
+      () => (readyDropped = true),
+    );
   }, 250);
   console.log(`burst: ${processes} processes x ${requests} requests at once to one joke-service (topic ${topic})`);
   for (const { child } of clients) child.send("go");
@@ -80,7 +89,10 @@ export async function runBurst(): Promise<number> {
   for (const name of ["toolmesh_requests_total", "toolmesh_requests_skipped_total", "toolmesh_broker_dropped_messages_total"]) {
     for (const { labels, value } of metricLines(page, name)) console.log(`  ${name}{${labels}} ${value}`);
   }
-  const outcome = (o: string) => metricLines(page, "toolmesh_requests_total").filter((l) => l.labels.includes(`outcome="${o}"`)).reduce((a, l) => a + l.value, 0);
+  const outcome = (o: string) =>
+    metricLines(page, "toolmesh_requests_total")
+      .filter((l) => l.labels.includes(`outcome="${o}"`))
+      .reduce((a, l) => a + l.value, 0);
   const served = outcome("ok");
   const overloaded = outcome("overloaded");
   const expired = outcome("expired");
@@ -88,7 +100,9 @@ export async function runBurst(): Promise<number> {
     `sent ${sent} = answered ${total.answered ?? 0} + overloaded ${total.overloaded ?? 0} + timed out ${total["timed-out"] ?? 0}` +
       ` + other ${sent - (total.answered ?? 0) - (total.overloaded ?? 0) - (total["timed-out"] ?? 0)}`,
   );
-  console.log(`service counted: ok ${served}, overloaded ${overloaded}, expired ${expired}; received ${served + overloaded + expired} of ${sent}`);
+  console.log(
+    `service counted: ok ${served}, overloaded ${overloaded}, expired ${expired}; received ${served + overloaded + expired} of ${sent}`,
+  );
   console.log(`readiness dropped during the burst: ${readyDropped ? "yes" : "no"}`);
   const accounted = ended === sent && (total.answered ?? 0) + (total.overloaded ?? 0) + (total["timed-out"] ?? 0) === sent;
   return accounted && !readyDropped ? 0 : 1;

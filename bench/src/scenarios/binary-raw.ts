@@ -12,7 +12,13 @@ function sender(producer: ProducerChannel, refused: { count: number }) {
 }
 
 /** Subscribes and acks every message as it arrives, then hands over id and decoded body. */
-async function onMessages(transport: Transport, topic: string, subscription: string, type: "Shared" | "Exclusive", handle: (id: string | undefined, body: unknown) => void) {
+async function onMessages(
+  transport: Transport,
+  topic: string,
+  subscription: string,
+  type: "Shared" | "Exclusive",
+  handle: (id: string | undefined, body: unknown) => void,
+) {
   const bound: { channel?: ConsumerChannel } = {};
   const channel = await transport.subscribe({ topic, subscription, type, receiverQueueSize: 1000 }, (message: IncomingMessage) => {
     bound.channel?.ack(message.messageId);

@@ -45,7 +45,13 @@ export async function serviceFootprints(ctx: BenchContext, { starts = 3, idleMs 
   try {
     for (const service of SERVICES) {
       if (!existsSync(resolve(REPO_ROOT, "services", service, "dist/main.js"))) {
-        results.push({ service, coldStartsMs: [], coldStartMs: Number.NaN, idleRssMb: Number.NaN, skipped: `services/${service}/dist/main.js missing` });
+        results.push({
+          service,
+          coldStartsMs: [],
+          coldStartMs: Number.NaN,
+          idleRssMb: Number.NaN,
+          skipped: `services/${service}/dist/main.js missing`,
+        });
         continue;
       }
       const env = serviceEnv(service, ctx, dataDir);
@@ -58,7 +64,13 @@ export async function serviceFootprints(ctx: BenchContext, { starts = 3, idleMs 
           if (instance) await instance.spawn();
           else instance = await ServiceProcess.start({ service, env, timeoutMs: 20_000 });
         } catch (err) {
-          results.push({ service, coldStartsMs, coldStartMs: Number.NaN, idleRssMb: Number.NaN, skipped: `did not become ready: ${(err as Error).message.split("\n")[0]}` });
+          results.push({
+            service,
+            coldStartsMs,
+            coldStartMs: Number.NaN,
+            idleRssMb: Number.NaN,
+            skipped: `did not become ready: ${(err as Error).message.split("\n")[0]}`,
+          });
           instance = undefined;
           break;
         }

@@ -101,7 +101,8 @@ export async function startGatewaySystem(ctx: BenchContext, kind: TransportKind 
       },
       { timeoutMs: 20_000, intervalMs: 200, description: "the gateway to route to the bench tool" },
     );
-    for (const topic of [requestTopic(tool.topic), responseTopic(tool.topic)]) await assertTransport(ctx, topic, kind, `gateway on ${kind}`);
+    for (const topic of [requestTopic(tool.topic), responseTopic(tool.topic)])
+      await assertTransport(ctx, topic, kind, `gateway on ${kind}`);
     return { url, gateway, serviceId, stop };
   } catch (err) {
     await stop();

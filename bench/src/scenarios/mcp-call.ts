@@ -57,13 +57,26 @@ export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
     await tool.start(runtime, { announce: false });
 
     pulsar = new PulsarClient({ webServiceUrl: ctx.webServiceUrl, serviceUrl: ctx.serviceUrl });
-    const config = await RequestClient.create(pulsar, { requestTopic: requestTopic("config"), responseTopic: responseTopic("config"), responseSchema: ConfigResponse, timeoutMs: 10_000 });
+    const config = await RequestClient.create(pulsar, {
+      requestTopic: requestTopic("config"),
+      responseTopic: responseTopic("config"),
+      responseSchema: ConfigResponse,
+      timeoutMs: 10_000,
+    });
     const value = (type: string, key: string, body: object) => ({ type, key, value: JSON.stringify(body) });
     const put = await config.request({
       operation: "put",
       values: [
         value("tool-service", tool.id, { id: tool.id, topic: tool.topic }),
-        value("tool", TOOL, { type: "tool-service", name: TOOL, service: tool.id, arguments: [{ name: "n", type: "integer" }, { name: "q", type: "string" }] }),
+        value("tool", TOOL, {
+          type: "tool-service",
+          name: TOOL,
+          service: tool.id,
+          arguments: [
+            { name: "n", type: "integer" },
+            { name: "q", type: "string" },
+          ],
+        }),
       ],
     });
     await config.close();
@@ -100,8 +113,15 @@ export async function startMcpCall(ctx: BenchContext): Promise<McpCallTarget> {
         });
         const body = await response.body.text();
         const data = /^data: (.*)$/m.exec(body)?.[1];
-        const reply = data ? (JSON.parse(data) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } }) : undefined;
-        if (response.statusCode !== 200 || reply?.id !== i || reply.result?.isError || reply.result?.content?.[0]?.text !== benchAnswer(args)) {
+        const reply = data
+          ? (JSON.parse(data) as { id?: number; result?: { isError?: boolean; content?: Array<{ text?: string }> } })
+          : undefined;
+        if (
+          response.statusCode !== 200 ||
+          reply?.id !== i ||
+          reply.result?.isError ||
+          reply.result?.content?.[0]?.text !== benchAnswer(args)
+        ) {
           throw new Error(`MCP call ${i}: HTTP ${response.statusCode} ${body.slice(0, 200)}`);
         }
       },

@@ -58,7 +58,11 @@ class PeerProcess {
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     this.child.stdin.end();
-    await withTimeout(this.exited.catch(() => {}), 10_000, "official_raw.py to exit").catch(() => this.child.kill("SIGKILL"));
+    await withTimeout(
+      this.exited.catch(() => {}),
+      10_000,
+      "official_raw.py to exit",
+    ).catch(() => this.child.kill("SIGKILL"));
   }
 }
 
@@ -73,10 +77,12 @@ export async function startOfficialRaw(ctx: BenchContext): Promise<CallTarget> {
   const topics = [`non-persistent://${ctx.tenant}/request/${name}`, `non-persistent://${ctx.tenant}/response/${name}`];
   // Server first: non-persistent topics drop what nobody is subscribed to.
   const server = await PeerProcess.start("server", [ctx.serviceUrl, ...topics, `${name}-request`]);
-  const client = await PeerProcess.start("client", [ctx.serviceUrl, ...topics, `${name}-client-${randomUUID()}`]).catch(async (err: unknown) => {
-    await server.stop();
-    throw err;
-  });
+  const client = await PeerProcess.start("client", [ctx.serviceUrl, ...topics, `${name}-client-${randomUUID()}`]).catch(
+    async (err: unknown) => {
+      await server.stop();
+      throw err;
+    },
+  );
 
   const level = (concurrency: number, calls: number, offset: number, capMs: number) => {
     client.send({ concurrency, calls, offset, capMs });

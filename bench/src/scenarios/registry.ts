@@ -12,12 +12,49 @@ import { median, timed } from "../stats.js";
 
 /** A handful of realistic parameter schemas; generated tools share them, as real catalogs do. */
 const SCHEMAS: Array<Record<string, unknown>> = [
-  { type: "object", properties: { query: { type: "string", description: "What to search for", minLength: 1 }, limit: { type: "integer", minimum: 1, maximum: 100, default: 10 } }, required: ["query"], additionalProperties: false },
-  { type: "object", properties: { topic: { type: "string", description: "Subject of the joke" }, style: { type: "string", enum: ["pun", "dad", "one-liner", "knock-knock"] } }, required: ["topic"] },
+  {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What to search for", minLength: 1 },
+      limit: { type: "integer", minimum: 1, maximum: 100, default: 10 },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+  {
+    type: "object",
+    properties: {
+      topic: { type: "string", description: "Subject of the joke" },
+      style: { type: "string", enum: ["pun", "dad", "one-liner", "knock-knock"] },
+    },
+    required: ["topic"],
+  },
   { type: "object", properties: { expression: { type: "string", pattern: "^[0-9+*/() .-]+$" } }, required: ["expression"] },
-  { type: "object", properties: { url: { type: "string", format: "uri" }, headers: { type: "object", additionalProperties: { type: "string" } }, method: { type: "string", enum: ["GET", "POST", "PUT", "DELETE"] } }, required: ["url"] },
-  { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { id: { type: "string" }, qty: { type: "number", minimum: 0 } }, required: ["id"] }, maxItems: 50 }, dry_run: { type: "boolean" } }, required: ["items"] },
-  { type: "object", properties: { from: { type: "string", format: "date-time" }, to: { type: "string", format: "date-time" }, tz: { type: "string" } } },
+  {
+    type: "object",
+    properties: {
+      url: { type: "string", format: "uri" },
+      headers: { type: "object", additionalProperties: { type: "string" } },
+      method: { type: "string", enum: ["GET", "POST", "PUT", "DELETE"] },
+    },
+    required: ["url"],
+  },
+  {
+    type: "object",
+    properties: {
+      items: {
+        type: "array",
+        items: { type: "object", properties: { id: { type: "string" }, qty: { type: "number", minimum: 0 } }, required: ["id"] },
+        maxItems: 50,
+      },
+      dry_run: { type: "boolean" },
+    },
+    required: ["items"],
+  },
+  {
+    type: "object",
+    properties: { from: { type: "string", format: "date-time" }, to: { type: "string", format: "date-time" }, tz: { type: "string" } },
+  },
   { type: "object", properties: {} },
 ];
 const SOURCES = ["source:alpha", "source:beta", "source:gamma", "announce:bench-svc"];
@@ -95,7 +132,10 @@ async function refresh(store: RegistryStore, raw: unknown[][]): Promise<Omit<Ref
   };
 }
 
-const medianTiming = (runs: PhaseTiming[]): PhaseTiming => ({ wallMs: median(runs.map((r) => r.wallMs)), cpuMs: median(runs.map((r) => r.cpuMs)) });
+const medianTiming = (runs: PhaseTiming[]): PhaseTiming => ({
+  wallMs: median(runs.map((r) => r.wallMs)),
+  cpuMs: median(runs.map((r) => r.cpuMs)),
+});
 
 /**
  * Refreshes of `count` tools on a fresh SQLite store: the first (empty store), then `repeats` refreshes

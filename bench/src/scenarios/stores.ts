@@ -23,22 +23,47 @@ export interface StoreRate {
 /** The stores' side of one config put, as the put handler does it: is the workspace registered, then the write. */
 async function configPut(store: ConfigStore, i: number): Promise<void> {
   await store.workspaces();
-  await store.write("default", { put: [{ type: "bench", key: `k${i % 500}`, value: JSON.stringify({ i, note: "a config value of a typical size".repeat(3) }) }] });
+  await store.write("default", {
+    put: [{ type: "bench", key: `k${i % 500}`, value: JSON.stringify({ i, note: "a config value of a typical size".repeat(3) }) }],
+  });
 }
 
 /** What one agent run with one tool call records: the run, a thought, the call, its observation, the answer, the outcome. */
 async function agentRun(store: RunStore, i: number): Promise<void> {
   const runId = `run-${i}-${Math.random().toString(36).slice(2)}`;
-  await store.begin({ run_id: runId, user: "bench", question: `question ${i}`, catalog_revision: 1, catalog_hash: "h".repeat(64), tools_offered: ["tell-joke", "echo"] });
+  await store.begin({
+    run_id: runId,
+    user: "bench",
+    question: `question ${i}`,
+    catalog_revision: 1,
+    catalog_hash: "h".repeat(64),
+    tools_offered: ["tell-joke", "echo"],
+  });
   await store.step(runId, { kind: "thought", content: "calling tell-joke", tool: null, arguments: null, duration_ms: null });
-  await store.step(runId, { kind: "tool-call", content: 'tell-joke {"topic":"cats"}', tool: "tell-joke", arguments: { topic: "cats" }, duration_ms: null });
-  await store.step(runId, { kind: "observation", content: "Why don't cats play poker in the jungle? Too many cheetahs.", tool: "tell-joke", arguments: { topic: "cats" }, duration_ms: 3.2 });
+  await store.step(runId, {
+    kind: "tool-call",
+    content: 'tell-joke {"topic":"cats"}',
+    tool: "tell-joke",
+    arguments: { topic: "cats" },
+    duration_ms: null,
+  });
+  await store.step(runId, {
+    kind: "observation",
+    content: "Why don't cats play poker in the jungle? Too many cheetahs.",
+    tool: "tell-joke",
+    arguments: { topic: "cats" },
+    duration_ms: 3.2,
+  });
   await store.step(runId, { kind: "answer", content: "Here is one.", tool: null, arguments: null, duration_ms: null });
   await store.finish(runId, { answer: "Here is one." });
 }
 
 /** `count` operations by `concurrency` workers; rate and per-operation latency. */
-async function measure(op: (i: number) => Promise<void>, count: number, concurrency: number): Promise<{ perSecond: number; p50Ms: number; p99Ms: number }> {
+async function measure(
+  op: (i: number) => Promise<void>,
+  count: number,
+  concurrency: number,
+): Promise<{ perSecond: number; p50Ms: number; p99Ms: number }> {
   for (let i = 0; i < Math.min(50, count); i++) await op(-1 - i);
   const latencies: number[] = [];
   let next = 0;
@@ -75,10 +100,22 @@ export async function storeRates(count: number, levels: number[]): Promise<Store
         const db = store === "postgres" ? await createTestDatabase("bench") : undefined;
         try {
           const config: ConfigStore = db ? await PostgresConfigStore.open(db.url, { max: 10 }) : SqliteConfigStore.open(dir);
-          rows.push({ operation: "config put", store, concurrency, count, ...(await measure((i) => configPut(config, i), count, concurrency)) });
+          rows.push({
+            operation: "config put",
+            store,
+            concurrency,
+            count,
+            ...(await measure((i) => configPut(config, i), count, concurrency)),
+          });
           await config.close();
           const runs: RunStore = db ? await PostgresRunStore.open(db.url, "bench", { max: 10 }) : SqliteRunStore.open(dir, "bench");
-          rows.push({ operation: "agent run", store, concurrency, count, ...(await measure((i) => agentRun(runs, i), count, concurrency)) });
+          rows.push({
+            operation: "agent run",
+            store,
+            concurrency,
+            count,
+            ...(await measure((i) => agentRun(runs, i), count, concurrency)),
+          });
           await runs.close();
         } finally {
           await db?.drop();

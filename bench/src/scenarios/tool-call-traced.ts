@@ -28,7 +28,13 @@ async function startSink(): Promise<{ child: ChildProcess; url: string; lines: A
 export async function startToolCallTraced(ctx: BenchContext, kind: TransportKind): Promise<CallTarget> {
   const sink = await startSink();
   // The settings a service would take from this environment (OTEL_EXPORTER_OTLP_PROTOCOL, ...), sent to the sink.
-  const env = parseEnv(BaseEnv, { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "", OTEL_TRACES_EXPORTER: "otlp", HTTP_PORT: "0" });
+  const env = parseEnv(BaseEnv, {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "",
+    OTEL_TRACES_EXPORTER: "otlp",
+    HTTP_PORT: "0",
+  });
   const tracing = Tracing.start(tracingSettings(env, "bench")!);
   Tracing.unregister();
   const target = await startToolCall(ctx, kind);

@@ -35,7 +35,8 @@ export async function startToolCall(ctx: BenchContext, kind: TransportKind = "we
   };
   try {
     await target.call(-1); // the first call opens the client's producer
-    for (const topic of [requestTopic(tool.topic), responseTopic(tool.topic)]) await assertTransport(ctx, topic, kind, `tool-call on ${kind}`);
+    for (const topic of [requestTopic(tool.topic), responseTopic(tool.topic)])
+      await assertTransport(ctx, topic, kind, `tool-call on ${kind}`);
   } catch (err) {
     await target.close();
     throw err;

@@ -147,7 +147,10 @@ export class ClientPool<C extends Closable> {
     entry.closing = true;
     // A client that failed to open has nothing to close (its callers got the error).
     const closing = entry.client
-      .then((client) => client.close(), () => undefined)
+      .then(
+        (client) => client.close(),
+        () => undefined,
+      )
       .catch((err: unknown) => this.options.logger.warn({ err, key: entry.key }, "closing a client failed"))
       .finally(() => this.closing.delete(closing));
     if (entry.settled) this.closing.add(closing);

@@ -49,7 +49,10 @@ async function getPage(pages: Pages, keys: string[]): Promise<void> {
     return;
   }
   if (reply.error.type !== ErrorType.tooLarge || keys.length === 1) {
-    throw failure(keys.length === 1 ? `config '${type}' '${keys[0]}' cannot be read` : `config '${type}' page of ${keys.length} keys`, reply);
+    throw failure(
+      keys.length === 1 ? `config '${type}' '${keys[0]}' cannot be read` : `config '${type}' page of ${keys.length} keys`,
+      reply,
+    );
   }
   await getHalves(pages, keys);
 }

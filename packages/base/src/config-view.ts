@@ -129,7 +129,11 @@ export class ConfigView {
       timeoutMs: this.options.requestTimeoutMs ?? 5_000,
     });
     this.push = await this.pulsar.subscribe(
-      { topic: this.options.topics.configNotify, subscription: `${this.options.subscriber}-config-push-${randomUUID()}`, type: "Exclusive" },
+      {
+        topic: this.options.topics.configNotify,
+        subscription: `${this.options.subscriber}-config-push-${randomUUID()}`,
+        type: "Exclusive",
+      },
       async (message) => {
         const decoded = decodeJson(ConfigPush, message.payload);
         if (!decoded.ok) {

@@ -12,9 +12,7 @@ export type Db = postgres.ISql;
  * folder (one replica).
  */
 export const DatabaseEnv = z.object({
-  DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres://user:password@host:port/database URL" })
-    .optional(),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres://user:password@host:port/database URL" }).optional(),
   /** Connections one process keeps at most. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Seconds allowed to open one connection. */
@@ -40,7 +38,12 @@ export function connectPostgres(url: string, options: { max?: number; connectTim
  * A pool on `url` with `component`'s migrations applied (safe when several replicas start at once); the pool
  * is closed again when they fail.
  */
-export async function openDatabase(url: string, component: string, migrations: readonly Migration[], pool: { max?: number; connectTimeoutS?: number } = {}): Promise<Sql> {
+export async function openDatabase(
+  url: string,
+  component: string,
+  migrations: readonly Migration[],
+  pool: { max?: number; connectTimeoutS?: number } = {},
+): Promise<Sql> {
   const sql = connectPostgres(url, pool);
   try {
     await migrate(sql, component, migrations);

@@ -38,7 +38,10 @@ export interface ToolSpec<I extends AnyObject, C extends AnyObject | undefined =
 }
 
 /** A tool defined with zod: the spec plus its generated JSON Schema. */
-export interface DefinedTool<I extends AnyObject = AnyObject, C extends AnyObject | undefined = AnyObject | undefined> extends ToolSpec<I, C> {
+export interface DefinedTool<I extends AnyObject = AnyObject, C extends AnyObject | undefined = AnyObject | undefined> extends ToolSpec<
+  I,
+  C
+> {
   /** JSON Schema (draft-07) of the arguments, as callers send them: fields with defaults are optional. */
   readonly parametersSchema: Record<string, unknown>;
 }
@@ -96,11 +99,18 @@ export class DefinedToolService extends DynamicToolService {
   }
 
   // Not async: a streaming tool's iterable is returned as it is. Bad input is a rejection before `run` starts.
-  invoke(user: string, config: Record<string, unknown>, args: Record<string, unknown>, context: InvocationContext): Promise<ToolResult> | AsyncIterable<ToolResult> {
+  invoke(
+    user: string,
+    config: Record<string, unknown>,
+    args: Record<string, unknown>,
+    context: InvocationContext,
+  ): Promise<ToolResult> | AsyncIterable<ToolResult> {
     const parsedArgs = this.tool.input.safeParse(args);
-    if (!parsedArgs.success) return Promise.reject(new ServiceError(ErrorType.badRequest, describeInvalid("argument", parsedArgs.error, args)));
+    if (!parsedArgs.success)
+      return Promise.reject(new ServiceError(ErrorType.badRequest, describeInvalid("argument", parsedArgs.error, args)));
     const parsedConfig = this.tool.config ? this.tool.config.safeParse(config) : { success: true as const, data: config };
-    if (!parsedConfig.success) return Promise.reject(new ServiceError(ErrorType.toolServiceError, describeInvalid("config", parsedConfig.error, config)));
+    if (!parsedConfig.success)
+      return Promise.reject(new ServiceError(ErrorType.toolServiceError, describeInvalid("config", parsedConfig.error, config)));
     try {
       const result = this.tool.run(parsedArgs.data, { ...context, user, config: parsedConfig.data });
       return isAsyncIterable(result) ? result : Promise.resolve(result);

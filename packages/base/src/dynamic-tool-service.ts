@@ -76,7 +76,9 @@ export abstract class DynamicToolService {
     if (announce && this.manifest(runtime.topics).length > 0) {
       await this.announce(runtime, announceTopic);
       const heartbeat = setInterval(() => {
-        this.announce(runtime, announceTopic, { quiet: true }).catch((err: unknown) => runtime.logger.warn({ err }, "re-announcement failed"));
+        this.announce(runtime, announceTopic, { quiet: true }).catch((err: unknown) =>
+          runtime.logger.warn({ err }, "re-announcement failed"),
+        );
       }, announceIntervalMs).unref();
       runtime.onShutdown(() => clearInterval(heartbeat));
     }

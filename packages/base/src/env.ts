@@ -6,7 +6,9 @@ export { EnvError, parseEnv } from "@toolmesh/schema";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 /** OTLP over HTTP only: the gRPC exporter is not shipped. */
-const otlpProtocol = z.enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (grpc is not supported)" }).optional();
+const otlpProtocol = z
+  .enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (grpc is not supported)" })
+  .optional();
 
 /** Variables every service reads; a service's own env.ts extends this object. */
 export const BaseEnv = z.object({
@@ -44,9 +46,15 @@ export const BaseEnv = z.object({
   /** Services that read config: consecutive failed reloads after which /readyz answers 503 with the reason. */
   CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
   /** The Pulsar tenant every topic of this system is in (separate systems on one broker use separate tenants). */
-  TOOLMESH_TENANT: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'").default(DEFAULT_TENANT),
+  TOOLMESH_TENANT: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, "a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'")
+    .default(DEFAULT_TENANT),
   /** The mcp-tool service's topic name; mcp-tool serves it and the agent, gateway and MCP face call it. */
-  MCP_TOOL_TOPIC: z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'").default(ServiceName.mcpTool),
+  MCP_TOOL_TOPIC: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'")
+    .default(ServiceName.mcpTool),
   /** Further Pulsar tenants tool queues may name (comma-separated); the system's own is always allowed. */
   TOOLMESH_ALLOWED_TENANTS: AllowedTenants,
   /** The broker's `maxMessageSize`: messages over it (less room for metadata) are refused before sending. */

@@ -44,9 +44,15 @@ function frameworkError(error: Error & { code?: string }, _request: unknown, rep
     return reply.status(414).header("content-type", "application/json").send(errorBody(ErrorType.badRequest, "a path segment is too long"));
   }
   if (error.code === "FST_ERR_BAD_URL") {
-    return reply.status(400).header("content-type", "application/json").send(errorBody(ErrorType.badRequest, "the request path is not a valid URL (bad percent-encoding)"));
+    return reply
+      .status(400)
+      .header("content-type", "application/json")
+      .send(errorBody(ErrorType.badRequest, "the request path is not a valid URL (bad percent-encoding)"));
   }
-  return reply.status(500).header("content-type", "application/json").send(errorBody(ErrorType.internal, "internal error; see the service log"));
+  return reply
+    .status(500)
+    .header("content-type", "application/json")
+    .send(errorBody(ErrorType.internal, "internal error; see the service log"));
 }
 
 /** Requests Node's HTTP parser refuses before fastify sees them (headers too large, timeouts, garbage). */
@@ -61,7 +67,9 @@ function clientError(this: FastifyInstance, err: Error & { code?: string }, sock
   const body = errorBody(status === 408 ? ErrorType.timeout : ErrorType.badRequest, message);
   this.log.debug({ code: err.code }, "client error");
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }
@@ -86,9 +94,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     clientErrorHandler: clientError,
   });
 
-  app.setNotFoundHandler(async (_request, reply) =>
-    reply.status(404).send(new ServiceError(ErrorType.notFound, "no such route").body),
-  );
+  app.setNotFoundHandler(async (_request, reply) => reply.status(404).send(new ServiceError(ErrorType.notFound, "no such route").body));
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     // A route's own refusal (not found, bad request, unauthorized): its type, message and status as thrown.
@@ -100,7 +106,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     }
     if (status === 413) {
       const limit = options.bodyLimitBytes ?? 5 * 1024 * 1024;
-      return reply.status(413).send(new ServiceError(ErrorType.tooLarge, `the request body is over this service's limit of ${limit} bytes`).body);
+      return reply
+        .status(413)
+        .send(new ServiceError(ErrorType.tooLarge, `the request body is over this service's limit of ${limit} bytes`).body);
     }
     return reply.status(status).send(new ServiceError(ErrorType.badRequest, error.message).body);
   });

@@ -14,7 +14,12 @@ function registerManifestRoute(app: FastifyInstance, manifest: () => ManifestEnt
  * What a tool service's build function does: serve its manifest on GET /tools/manifest, serve its topic,
  * and (unless `announce` is false) announce the manifest where ToolServiceEnv says, as a heartbeat.
  */
-export async function serveToolService(runtime: ServiceRuntime, service: DynamicToolService, env: ToolServiceEnv, announce: boolean): Promise<Subscription> {
+export async function serveToolService(
+  runtime: ServiceRuntime,
+  service: DynamicToolService,
+  env: ToolServiceEnv,
+  announce: boolean,
+): Promise<Subscription> {
   registerManifestRoute(runtime.http, () => service.manifest(runtime.topics));
   const announceTopic = env.TOOL_ANNOUNCE_TOPIC ?? runtime.topics.toolAnnouncements;
   return service.start(runtime, { announce, announceTopic, announceIntervalMs: env.TOOL_ANNOUNCE_INTERVAL_MS });

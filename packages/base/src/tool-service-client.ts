@@ -40,12 +40,7 @@ export class ToolServiceClient {
   }
 
   /** The whole response: a streamed one is joined in order. Throws ToolServiceError on an error reply. */
-  async call(
-    user: string,
-    config: Record<string, unknown>,
-    args: Record<string, unknown>,
-    options: CallOptions = {},
-  ): Promise<string> {
+  async call(user: string, config: Record<string, unknown>, args: Record<string, unknown>, options: CallOptions = {}): Promise<string> {
     let text = "";
     for await (const chunk of this.stream(user, config, args, options)) text += chunk;
     return text;

@@ -36,7 +36,8 @@ export function tracingSettings(env: BaseEnv, serviceName: string): TracingSetti
   const exporter = env.OTEL_TRACES_EXPORTER ?? (endpointGiven ? "otlp" : "none");
   if (exporter === "none") return undefined;
   // The signal-specific URL is used as given; the general endpoint gets the traces path (OTLP spec).
-  const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/traces`;
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/traces`;
   return {
     serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
     exporter,
@@ -66,7 +67,10 @@ export class Tracing {
    */
   static start(settings: TracingSettings, exporter?: SpanExporter, logger?: Logger): Tracing {
     if (logger) {
-      const log = (level: "warn" | "error") => (message: string, ...args: unknown[]) => logger[level]({ args }, `opentelemetry: ${message}`);
+      const log =
+        (level: "warn" | "error") =>
+        (message: string, ...args: unknown[]) =>
+          logger[level]({ args }, `opentelemetry: ${message}`);
       const quiet = () => undefined;
       diag.setLogger({ error: log("error"), warn: log("warn"), info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
     }

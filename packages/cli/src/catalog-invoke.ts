@@ -10,7 +10,11 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
  * reaches the catalog: tools/call on toolmesh's MCP endpoint, which invokes the tool's binding. The text
  * parts of the result, joined; a tool error is a CliError with the tool's own message.
  */
-export async function invokeCatalogTool(endpoint: { url: URL; token: string | undefined }, name: string, args: Record<string, unknown>): Promise<string> {
+export async function invokeCatalogTool(
+  endpoint: { url: URL; token: string | undefined },
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const headers = endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : undefined;
   const client = new Client({ name: "tg", version });
   try {

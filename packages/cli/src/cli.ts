@@ -7,7 +7,10 @@ const { version } = createRequire(import.meta.url)("../package.json") as { versi
 
 /** Commander's usage errors in the same one-line `tg: ...` form as every other failure. */
 function usageLine(text: string): string {
-  return `tg: ${text.trim().replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}\n`;
+  return `tg: ${text
+    .trim()
+    .replace(/^error: /, "")
+    .replace(/\s*\n\s*/g, " ")}\n`;
 }
 
 export function buildProgram(io: Io): Command {

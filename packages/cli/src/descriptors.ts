@@ -1,10 +1,4 @@
-import {
-  DescriptorSchemas,
-  McpDescriptor,
-  ToolDescriptor,
-  ToolServiceDescriptor,
-  describeIssues,
-} from "@toolmesh/schema";
+import { DescriptorSchemas, McpDescriptor, ToolDescriptor, ToolServiceDescriptor, describeIssues } from "@toolmesh/schema";
 import type { z } from "zod";
 import { CliError } from "./errors.js";
 import { type ConfigParamSpec, parseConfigParam, parseKeyValue, parseToolArgument } from "./options.js";

@@ -21,7 +21,14 @@ function cell(value: string): string {
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [headers, ...rows].map((row) => headers.map((_, i) => cell(row[i] ?? "")));
   const widths = headers.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
-  return all.map((row) => row.map((value, i) => value.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return all
+    .map((row) =>
+      row
+        .map((value, i) => value.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
@@ -59,7 +66,14 @@ export function mcpRows(items: readonly { key: string; value: string }[]): strin
     const mcp = parseObject(value);
     if (!mcp) return [key, "(not a JSON object)", "", "", "", ""];
     const headers = mcp.headers && typeof mcp.headers === "object" ? Object.keys(mcp.headers) : [];
-    return [key, text(mcp.url), text(mcp["remote-name"]), text(mcp.transport ?? "auto"), mcp["auth-token"] ? "(set)" : "", headers.join(", ")];
+    return [
+      key,
+      text(mcp.url),
+      text(mcp["remote-name"]),
+      text(mcp.transport ?? "auto"),
+      mcp["auth-token"] ? "(set)" : "",
+      headers.join(", "),
+    ];
   });
 }
 

@@ -19,7 +19,10 @@ export interface McpBridgeOptions {
  */
 export async function runMcpBridge({ url, token, log }: McpBridgeOptions): Promise<void> {
   const stdio = new StdioServerTransport();
-  const http = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined);
+  const http = new StreamableHTTPClientTransport(
+    url,
+    token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
+  );
   let initializeId: string | number | undefined;
 
   http.onmessage = (message) => {
@@ -37,7 +40,11 @@ export async function runMcpBridge({ url, token, log }: McpBridgeOptions): Promi
       const reason = (err as Error).message;
       log(`forwarding ${"method" in message ? message.method : "a reply"} failed: ${reason}`);
       if (isJSONRPCRequest(message)) {
-        void stdio.send({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InternalError, message: `toolmesh MCP endpoint ${url.href}: ${reason}` } });
+        void stdio.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: ErrorCode.InternalError, message: `toolmesh MCP endpoint ${url.href}: ${reason}` },
+        });
       }
     });
   };

@@ -40,7 +40,11 @@ export function takenPortsAndTopics(servicesDir: string): { ports: Map<number, s
   return { ports, topics };
 }
 
-const pascal = (name: string) => name.split("-").map((part) => part[0]!.toUpperCase() + part.slice(1)).join("");
+const pascal = (name: string) =>
+  name
+    .split("-")
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join("");
 
 function render(text: string, values: Record<string, string>): string {
   return text.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);
@@ -59,7 +63,8 @@ function templateFiles(dir: string): string[] {
  */
 export function scaffoldToolService(options: ScaffoldOptions): Scaffolded {
   const { name, servicesDir } = options;
-  if (!NAME.test(name) || name.length > 40) throw new CliError(`'${name}' is not a service name: lower-case letters and digits in words joined by '-', at most 40`);
+  if (!NAME.test(name) || name.length > 40)
+    throw new CliError(`'${name}' is not a service name: lower-case letters and digits in words joined by '-', at most 40`);
   const dir = resolve(servicesDir, name);
   if (existsSync(dir)) throw new CliError(`${dir} already exists`);
   const { ports, topics } = takenPortsAndTopics(servicesDir);
@@ -69,7 +74,15 @@ export function scaffoldToolService(options: ScaffoldOptions): Scaffolded {
   const topic = options.topic ?? name;
   if (topics.has(topic)) throw new CliError(`topic '${topic}' is taken by ${topics.get(topic)}: give another with --topic`);
   const Name = pascal(name);
-  const values = { name, Name, camel: Name[0]!.toLowerCase() + Name.slice(1), NAME: name.replaceAll("-", "_").toUpperCase(), port: String(port), topic, tool: name };
+  const values = {
+    name,
+    Name,
+    camel: Name[0]!.toLowerCase() + Name.slice(1),
+    NAME: name.replaceAll("-", "_").toUpperCase(),
+    port: String(port),
+    topic,
+    tool: name,
+  };
   const files = templateFiles(TEMPLATE_DIR).map((template) => {
     const target = join(dir, render(relative(TEMPLATE_DIR, template), values).replace(/\.tmpl$/, ""));
     mkdirSync(dirname(target), { recursive: true });
@@ -83,6 +96,7 @@ export function scaffoldToolService(options: ScaffoldOptions): Scaffolded {
 export function workspaceRoot(from: string): string {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir;
-    if (dirname(dir) === dir) throw new CliError(`no pnpm-workspace.yaml at or above ${from}: run this in a toolmesh checkout, or give --dir`);
+    if (dirname(dir) === dir)
+      throw new CliError(`no pnpm-workspace.yaml at or above ${from}: run this in a toolmesh checkout, or give --dir`);
   }
 }

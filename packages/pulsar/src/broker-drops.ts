@@ -93,7 +93,10 @@ export class BrokerDrops {
       const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
       if (response.status === 401 || response.status === 403) {
         this.refused = true;
-        this.options.logger.warn({ status: response.status }, "the broker's admin API refused topic stats; broker-reported drops are not counted");
+        this.options.logger.warn(
+          { status: response.status },
+          "the broker's admin API refused topic stats; broker-reported drops are not counted",
+        );
         return undefined;
       }
       if (!response.ok) return undefined; // 404: the topic is not loaded (nothing published or subscribed)

@@ -79,9 +79,7 @@ export class PulsarClient {
 
   /** True while every producer and subscription has a live session (for /readyz). */
   get connected(): boolean {
-    return (
-      [...this.subscriptions].every((s) => s.connected) && [...this.openProducers].every((p) => p.connected)
-    );
+    return [...this.subscriptions].every((s) => s.connected) && [...this.openProducers].every((p) => p.connected);
   }
 
   /** One producer per topic for the client's lifetime; concurrent first calls share its creation. */

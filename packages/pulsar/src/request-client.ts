@@ -71,10 +71,7 @@ export class RequestClient<S extends z.ZodType> {
     this.sending = new ConcurrencyLimiter(options.maxInFlight ?? 500);
   }
 
-  static async create<S extends z.ZodType>(
-    client: PulsarClient,
-    options: RequestClientOptions<S>,
-  ): Promise<RequestClient<S>> {
+  static async create<S extends z.ZodType>(client: PulsarClient, options: RequestClientOptions<S>): Promise<RequestClient<S>> {
     const requestClient = new RequestClient(client, options);
     await requestClient.start();
     return requestClient;

@@ -107,7 +107,11 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
   // a `traceparent` (peers that send none, like TrustGraph's, start a trace here).
   const handle = async (message: IncomingMessage) => {
     if (unanswerable(message)) return;
-    const spanOptions = { kind: SpanKind.SERVER, parent: extractTraceContext(message.properties), attributes: { [TraceAttr.topic]: options.requestTopic } };
+    const spanOptions = {
+      kind: SpanKind.SERVER,
+      parent: extractTraceContext(message.properties),
+      attributes: { [TraceAttr.topic]: options.requestTopic },
+    };
     await traced(`${topicName(options.requestTopic)} serve`, spanOptions, (scope) => handleRequest(message, scope));
   };
 

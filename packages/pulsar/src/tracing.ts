@@ -79,7 +79,11 @@ export interface TraceOptions {
 
 function open(name: string, options: TraceOptions): { scope: TraceScope; active: Context } {
   const parent = options.parent ?? context.active();
-  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parent);
+  const span = tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parent,
+  );
   return { scope: new TraceScope(span), active: trace.setSpan(parent, span) };
 }
 
@@ -101,7 +105,11 @@ export async function traced<T>(name: string, options: TraceOptions, work: (scop
  * generator's body runs at each `next()`, so the span is made active there, not only at creation).
  * A consumer that stops early ends it `cancelled`.
  */
-export async function* tracedStream<T>(name: string, options: TraceOptions, source: (scope: TraceScope) => AsyncIterable<T>): AsyncGenerator<T> {
+export async function* tracedStream<T>(
+  name: string,
+  options: TraceOptions,
+  source: (scope: TraceScope) => AsyncIterable<T>,
+): AsyncGenerator<T> {
   const { scope, active } = open(name, options);
   const iterator = context.with(active, () => source(scope)[Symbol.asyncIterator]());
   let ended = false;

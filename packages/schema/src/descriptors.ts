@@ -31,7 +31,10 @@ export const PersistentQueueId = QueueId.refine((topic) => topic.startsWith("per
 });
 
 const ConfigParam = z.union([
-  z.string().min(1).transform((name) => ({ name, required: false })),
+  z
+    .string()
+    .min(1)
+    .transform((name) => ({ name, required: false })),
   z.object({ name: z.string().min(1), required: z.boolean().default(false) }),
 ]);
 
@@ -83,9 +86,7 @@ export const ToolArgument = z.object({
 export type ToolArgument = z.output<typeof ToolArgument>;
 
 /** Names the LLM sees; the registry refuses anything else rather than renaming it. */
-export const ToolName = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "tool names are 1-64 characters of A-Z, a-z, 0-9, '_' and '-'");
+export const ToolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "tool names are 1-64 characters of A-Z, a-z, 0-9, '_' and '-'");
 
 const toolCommon = {
   name: ToolName,
@@ -194,9 +195,7 @@ export function toolServiceConfig(
   for (const param of service.configParams) {
     if (tool[param.name] !== undefined) config[param.name] = tool[param.name];
     else if (param.required) {
-      throw new Error(
-        `tool '${tool.name}' does not set '${param.name}', which service '${service.id}' requires`,
-      );
+      throw new Error(`tool '${tool.name}' does not set '${param.name}', which service '${service.id}' requires`);
     }
   }
   return config;
@@ -206,9 +205,7 @@ export function toolServiceConfig(
 export function argumentsJsonSchema(args: readonly ToolArgument[]): Record<string, unknown> {
   return {
     type: "object",
-    properties: Object.fromEntries(
-      args.map((a) => [a.name, { type: a.type, ...(a.description ? { description: a.description } : {}) }]),
-    ),
+    properties: Object.fromEntries(args.map((a) => [a.name, { type: a.type, ...(a.description ? { description: a.description } : {}) }])),
     required: args.filter((a) => a.required).map((a) => a.name),
     additionalProperties: false,
   };

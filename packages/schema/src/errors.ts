@@ -99,7 +99,5 @@ export class ServiceError extends Error {
 
 /** Formats zod issues as one readable line: `config: not valid JSON ...; arguments: expected record`. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-    .join("; ");
+  return error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message)).join("; ");
 }

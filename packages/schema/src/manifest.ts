@@ -15,7 +15,12 @@ export const ToolBinding = z.discriminatedUnion("kind", [
     config: JsonObject.default({}),
   }),
   z
-    .object({ kind: z.literal("mcp-tool"), mcp_tool: z.string().min(1), request_topic: QueueId.optional(), response_topic: QueueId.optional() })
+    .object({
+      kind: z.literal("mcp-tool"),
+      mcp_tool: z.string().min(1),
+      request_topic: QueueId.optional(),
+      response_topic: QueueId.optional(),
+    })
     .refine((b) => (b.request_topic === undefined) === (b.response_topic === undefined), {
       message: "an mcp-tool binding names both request_topic and response_topic, or neither",
     }),

@@ -2,14 +2,7 @@ import { z } from "zod";
 import { NullableWireError } from "./errors.js";
 import { ManifestEntry } from "./manifest.js";
 
-export const RegistryOperation = z.enum([
-  "current",
-  "get-revision",
-  "list-revisions",
-  "diff",
-  "refresh",
-  "sources",
-]);
+export const RegistryOperation = z.enum(["current", "get-revision", "list-revisions", "diff", "refresh", "sources"]);
 
 export const ToolRegistryRequest = z.object({
   operation: RegistryOperation,

@@ -7,11 +7,18 @@ const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * TOOLMESH_ALLOWED_TENANTS: a comma-separated list of further Pulsar tenants whose topics descriptors and
  * catalog bindings may name (empty = only the system's own). `*` is refused on purpose: name each tenant.
  */
-const tenantList = (value: string) => value.split(",").map((name) => name.trim()).filter(Boolean);
+const tenantList = (value: string) =>
+  value
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
 export const AllowedTenants = z
   .string()
   .default("")
-  .refine((value) => tenantList(value).every((name) => TENANT_NAME.test(name)), "expected tenant names (A-Z, a-z, 0-9, '_', '-') separated by commas")
+  .refine(
+    (value) => tenantList(value).every((name) => TENANT_NAME.test(name)),
+    "expected tenant names (A-Z, a-z, 0-9, '_', '-') separated by commas",
+  )
   .transform(tenantList);
 
 /**

@@ -114,13 +114,7 @@ const TOPIC_PATTERN = /^(persistent|non-persistent):\/\/([^/]+)\/([^/]+)\/([^/]+
 export function parseTopic(name: string): ParsedTopic {
   const match = TOPIC_PATTERN.exec(name);
   if (match) {
-    const [, persistence, tenant, namespace, topic] = match as unknown as [
-      string,
-      ParsedTopic["persistence"],
-      string,
-      string,
-      string,
-    ];
+    const [, persistence, tenant, namespace, topic] = match as unknown as [string, ParsedTopic["persistence"], string, string, string];
     return { persistence, tenant, namespace, topic };
   }
   if (/^[^/:]+$/.test(name)) {
@@ -150,13 +144,16 @@ const QUEUE_CLASS_PERSISTENCE: Record<string, ParsedTopic["persistence"]> = {
  */
 export function queueTopic(queue: string): string {
   if (queue.includes("://")) {
-    if (!TOPIC_PATTERN.test(queue)) throw new Error(`invalid topic name '${queue}': expected {persistent|non-persistent}://tenant/namespace/topic`);
+    if (!TOPIC_PATTERN.test(queue))
+      throw new Error(`invalid topic name '${queue}': expected {persistent|non-persistent}://tenant/namespace/topic`);
     return queue;
   }
   const first = queue.indexOf(":");
   const second = first < 0 ? -1 : queue.indexOf(":", first + 1);
   if (second < 0) {
-    throw new Error(`invalid topic name '${queue}': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)`);
+    throw new Error(
+      `invalid topic name '${queue}': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)`,
+    );
   }
   const cls = queue.slice(0, first);
   const persistence = Object.hasOwn(QUEUE_CLASS_PERSISTENCE, cls) ? QUEUE_CLASS_PERSISTENCE[cls] : undefined;
@@ -164,6 +161,7 @@ export function queueTopic(queue: string): string {
     throw new Error(`invalid topic name '${queue}': class '${cls}' is not one of flow, request, response, notify`);
   }
   const topic = `${persistence}://${queue.slice(first + 1, second)}/${cls}/${queue.slice(second + 1)}`;
-  if (!TOPIC_PATTERN.test(topic)) throw new Error(`invalid topic name '${queue}': its topicspace and topic must be non-empty and have no '/'`);
+  if (!TOPIC_PATTERN.test(topic))
+    throw new Error(`invalid topic name '${queue}': its topicspace and topic must be non-empty and have no '/'`);
   return topic;
 }

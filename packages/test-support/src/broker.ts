@@ -131,7 +131,8 @@ export async function useBroker(): Promise<Broker> {
       webServiceUrl: process.env.PULSAR_WEB_URL || undefined,
       serviceUrl: process.env.PULSAR_SERVICE_URL || undefined,
     }));
-    if (!(await brokerReady(webServiceUrl))) throw new Error(`${webServiceUrl} (PULSAR_WEB_URL) is not a ready Pulsar broker (tenant tg missing or unreachable)`);
+    if (!(await brokerReady(webServiceUrl)))
+      throw new Error(`${webServiceUrl} (PULSAR_WEB_URL) is not a ready Pulsar broker (tenant tg missing or unreachable)`);
   } else {
     const instance = new BrokerInstance(TEST_BROKER);
     if (!(await brokerReady(instance.webServiceUrl))) await instance.start();

@@ -23,7 +23,13 @@ export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
 export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";
-export { apacheClient, type ApacheClientMode, type ApacheClientOptions, type ApacheClientResult, type ApacheMessage } from "./apache-client.js";
+export {
+  apacheClient,
+  type ApacheClientMode,
+  type ApacheClientOptions,
+  type ApacheClientResult,
+  type ApacheMessage,
+} from "./apache-client.js";
 export { runPythonScript, type PythonRun } from "./python-run.js";
 export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";

@@ -69,12 +69,16 @@ interface WireSpan {
   status?: { code?: number };
 }
 interface WireRequest {
-  resourceSpans?: Array<{ resource?: { attributes?: Array<{ key: string; value?: WireValue }> }; scopeSpans?: Array<{ spans?: WireSpan[] }> }>;
+  resourceSpans?: Array<{
+    resource?: { attributes?: Array<{ key: string; value?: WireValue }> };
+    scopeSpans?: Array<{ spans?: WireSpan[] }>;
+  }>;
 }
 
 const valueOf = (v: WireValue | undefined): AttributeValue =>
   v?.stringValue ?? v?.boolValue ?? (v?.intValue !== undefined ? Number(v.intValue) : (v?.doubleValue ?? ""));
-const attributesOf = (list: Array<{ key: string; value?: WireValue }> = []) => Object.fromEntries(list.map((kv) => [kv.key, valueOf(kv.value)]));
+const attributesOf = (list: Array<{ key: string; value?: WireValue }> = []) =>
+  Object.fromEntries(list.map((kv) => [kv.key, valueOf(kv.value)]));
 
 /**
  * A tiny OTLP/HTTP trace receiver for tests: accepts `POST /v1/traces` in protobuf (the OTLP default) or
@@ -143,7 +147,8 @@ export class OtlpReceiver {
       const hex = (b64?: string) => Buffer.from(b64 ?? "", "base64").toString("hex");
       for (const rs of request.resourceSpans ?? [])
         for (const ss of rs.scopeSpans ?? [])
-          for (const span of ss.spans ?? []) Object.assign(span, { traceId: hex(span.traceId), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId) });
+          for (const span of ss.spans ?? [])
+            Object.assign(span, { traceId: hex(span.traceId), spanId: hex(span.spanId), parentSpanId: hex(span.parentSpanId) });
     } else if (type === "application/json") {
       request = JSON.parse(body.toString("utf8")) as WireRequest;
     } else {

@@ -94,6 +94,9 @@ export class PythonMcpServer {
 
   /** Waits until `count` calls are waiting at the gate `gate`. */
   async waitForGate(gate: string, count: number, timeoutMs = 15_000): Promise<void> {
-    await waitFor(async () => ((await this.stats()).waiting[gate] ?? 0) >= count, { timeoutMs, description: `${count} calls waiting at gate '${gate}'` });
+    await waitFor(async () => ((await this.stats()).waiting[gate] ?? 0) >= count, {
+      timeoutMs,
+      description: `${count} calls waiting at gate '${gate}'`,
+    });
   }
 }

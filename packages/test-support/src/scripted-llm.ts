@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net";
 
 export interface ChatRequest {
   model: string;
-  messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
 }
 
@@ -57,17 +62,25 @@ export class ScriptedLlm {
         this.requests.push(chat);
         const traceparent = request.headers.traceparent;
         if (typeof traceparent === "string") this.traceparents.push(traceparent);
-        void this.turnFor(chat).then((reply) => {
-          if (!reply) {
-            response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
-            return;
-          }
-          const answer = () => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
-          if (reply.delayMs) setTimeout(answer, reply.delayMs);
-          else answer();
-        }, (err: unknown) => {
-          response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `script failed: ${String(err)}` } }));
-        });
+        void this.turnFor(chat).then(
+          (reply) => {
+            if (!reply) {
+              response
+                .writeHead(500, { "content-type": "application/json" })
+                .end(JSON.stringify({ error: { message: `no script for: ${firstUser(chat)}` } }));
+              return;
+            }
+            const answer = () =>
+              response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(this.completion(chat, reply)));
+            if (reply.delayMs) setTimeout(answer, reply.delayMs);
+            else answer();
+          },
+          (err: unknown) => {
+            response
+              .writeHead(500, { "content-type": "application/json" })
+              .end(JSON.stringify({ error: { message: `script failed: ${String(err)}` } }));
+          },
+        );
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));

@@ -65,7 +65,14 @@ export class ServiceProcess {
     const main = resolve(this.options.dir ?? resolve(REPO_ROOT, "services", this.options.service), "dist/main.js");
     if (!existsSync(main)) throw new Error(`${main} is missing: build the service first (pnpm build)`);
     const child = spawn(process.execPath, [main], {
-      env: { ...process.env, LOG_LEVEL: "info", LOG_FORMAT: "json", ...this.options.env, HTTP_PORT: String(this.port), HTTP_HOST: "127.0.0.1" },
+      env: {
+        ...process.env,
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+        ...this.options.env,
+        HTTP_PORT: String(this.port),
+        HTTP_HOST: "127.0.0.1",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;

@@ -21,10 +21,14 @@ export function trustGraphToolCalls(
 ): Promise<TrustGraphCallResults> {
   return runPythonScript<TrustGraphCallResults>("trustgraph", "trustgraph_peer.py", [
     "call",
-    "--pulsar-host", pulsarHost,
-    "--request-topic", topics.requestTopic,
-    "--response-topic", topics.responseTopic,
-    "--calls", JSON.stringify(calls),
+    "--pulsar-host",
+    pulsarHost,
+    "--request-topic",
+    topics.requestTopic,
+    "--response-topic",
+    topics.responseTopic,
+    "--calls",
+    JSON.stringify(calls),
   ]).result;
 }
 

@@ -21,7 +21,8 @@ async function configConsumers(webServiceUrl: string): Promise<string[]> {
  * folders and give every topic it adds a unique name.
  */
 export async function claimTrustGraphTenant(webServiceUrl: string, { timeoutMs = 180_000 } = {}): Promise<void> {
-  if (process.env.TOOLMESH_TENANT !== "tg") throw new Error(`claimTrustGraphTenant: set TOOLMESH_TENANT=tg first (it is '${process.env.TOOLMESH_TENANT}')`);
+  if (process.env.TOOLMESH_TENANT !== "tg")
+    throw new Error(`claimTrustGraphTenant: set TOOLMESH_TENANT=tg first (it is '${process.env.TOOLMESH_TENANT}')`);
   let busy: string[] = [];
   try {
     await waitFor(

@@ -34,7 +34,10 @@ export class AgentInstance {
   /** Registers the instance and fails what dead instances left running; then keeps beating. */
   async start(): Promise<void> {
     await this.beat();
-    this.options.logger.info({ instance: this.id, heartbeatMs: this.options.heartbeatMs, staleAfterMs: this.options.staleAfterMs }, "agent instance started");
+    this.options.logger.info(
+      { instance: this.id, heartbeatMs: this.options.heartbeatMs, staleAfterMs: this.options.staleAfterMs },
+      "agent instance started",
+    );
     this.timer = setInterval(() => void this.beat(), this.options.heartbeatMs).unref();
   }
 
@@ -42,7 +45,8 @@ export class AgentInstance {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     const cut = await this.options.store.retire();
-    if (cut.length > 0) this.options.logger.warn({ instance: this.id, runs: cut.map((r) => r.run_id) }, "runs still running at shutdown were failed");
+    if (cut.length > 0)
+      this.options.logger.warn({ instance: this.id, runs: cut.map((r) => r.run_id) }, "runs still running at shutdown were failed");
   }
 
   private async beat(): Promise<void> {
@@ -51,7 +55,11 @@ export class AgentInstance {
       const now = Date.now();
       await store.heartbeat(now);
       const orphans = await store.failOrphanedRuns(now - staleAfterMs, now);
-      for (const run of orphans) logger.warn({ run_id: run.run_id, gone: run.instance_id, reason: run.reason }, "failed a run left running by a gone agent instance");
+      for (const run of orphans)
+        logger.warn(
+          { run_id: run.run_id, gone: run.instance_id, reason: run.reason },
+          "failed a run left running by a gone agent instance",
+        );
     } catch (err) {
       // A busy or failing database must not stop the process; the next beat tries again.
       logger.error({ err }, "agent instance heartbeat failed");

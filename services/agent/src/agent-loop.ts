@@ -37,13 +37,21 @@ export class AgentLoop {
 
   /** The run, in an `agent run` span (its LLM calls and tool calls are its children). */
   run(input: RunInput): AsyncGenerator<AgentEvent> {
-    const attributes = { [TraceAttr.runId]: input.runId, [TraceAttr.revision]: input.revision.revision_number, "toolmesh.agent.mode": this.options.mode };
+    const attributes = {
+      [TraceAttr.runId]: input.runId,
+      [TraceAttr.revision]: input.revision.revision_number,
+      "toolmesh.agent.mode": this.options.mode,
+    };
     return tracedStream("agent run", { attributes }, (scope) => this.runSteps(input, scope));
   }
 
   private async *runSteps(input: RunInput, scope: TraceScope): AsyncGenerator<AgentEvent> {
     const tools = new Map(input.revision.tools.map((t) => [t.name, t]));
-    const specs: ToolSpec[] = input.revision.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters_schema }));
+    const specs: ToolSpec[] = input.revision.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters_schema,
+    }));
     const { store, maxIterations } = this.options;
     try {
       const steps = this.options.mode === "native" ? this.native(input, tools, specs) : this.react(input, tools, specs);
@@ -137,7 +145,13 @@ export class AgentLoop {
     return traced(`tool-call ${name}`, { attributes }, (scope) => this.runTool(input, tools, name, argText, scope));
   }
 
-  private async runTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string, scope: TraceScope): Promise<string> {
+  private async runTool(
+    input: RunInput,
+    tools: Map<string, CatalogTool>,
+    name: string,
+    argText: string,
+    scope: TraceScope,
+  ): Promise<string> {
     const { store, invoker, logger } = this.options;
     const tool = tools.get(name);
     let args: Record<string, unknown> | null = null;
@@ -146,7 +160,13 @@ export class AgentLoop {
     try {
       if (!tool) throw new ToolCallProblem(`unknown tool '${name}'; available tools: ${[...tools.keys()].join(", ") || "none"}`);
       args = invoker.checkArguments(tool, argText);
-      await store.step(input.runId, { kind: "tool-call", content: `${name} ${JSON.stringify(args)}`, tool: name, arguments: args, duration_ms: null });
+      await store.step(input.runId, {
+        kind: "tool-call",
+        content: `${name} ${JSON.stringify(args)}`,
+        tool: name,
+        arguments: args,
+        duration_ms: null,
+      });
       observation = await invoker.invoke(tool, args, input.user);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -154,7 +174,13 @@ export class AgentLoop {
       scope.setOutcome(args ? "error" : "bad-arguments", err instanceof Error ? ((err as { type?: string }).type ?? err.name) : "error");
       logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
     }
-    await store.step(input.runId, { kind: "observation", content: observation, tool: name, arguments: args, duration_ms: performance.now() - started });
+    await store.step(input.runId, {
+      kind: "observation",
+      content: observation,
+      tool: name,
+      arguments: args,
+      duration_ms: performance.now() - started,
+    });
     return observation;
   }
 

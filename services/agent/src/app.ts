@@ -37,7 +37,12 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
   await instance.start();
   const model =
     env.OPENAI_BASE_URL && env.OPENAI_MODEL
-      ? new OpenAiChatModel({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, model: env.OPENAI_MODEL, timeoutMs: env.AGENT_LLM_TIMEOUT_MS })
+      ? new OpenAiChatModel({
+          baseURL: env.OPENAI_BASE_URL,
+          apiKey: env.OPENAI_API_KEY,
+          model: env.OPENAI_MODEL,
+          timeoutMs: env.AGENT_LLM_TIMEOUT_MS,
+        })
       : undefined;
   if (!model) runtime.logger.warn(NO_LLM_MESSAGE);
   const invoker = new ToolInvoker({
@@ -51,7 +56,14 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
   });
   const catalog = await CatalogClient.create(runtime.pulsar, runtime.topics, 10_000);
   const loop = model
-    ? new AgentLoop({ model, invoker, store, mode: env.AGENT_TOOL_MODE, maxIterations: env.AGENT_MAX_ITERATIONS, logger: runtime.logger.child({ component: "loop" }) })
+    ? new AgentLoop({
+        model,
+        invoker,
+        store,
+        mode: env.AGENT_TOOL_MODE,
+        maxIterations: env.AGENT_MAX_ITERATIONS,
+        logger: runtime.logger.child({ component: "loop" }),
+      })
     : null;
 
   runtime.onShutdown(async () => {

@@ -23,7 +23,9 @@ export class CatalogClient {
       const cached = this.cache.get(pinned);
       if (cached) return cached;
     }
-    const reply = await this.registry.request(pinned !== null ? { operation: "get-revision", revision_number: pinned } : { operation: "current" });
+    const reply = await this.registry.request(
+      pinned !== null ? { operation: "get-revision", revision_number: pinned } : { operation: "current" },
+    );
     if (reply.error) throw new Error(`tool registry: ${reply.error.message}`);
     if (!reply.revision) throw new Error("tool registry answered without a revision");
     this.cache.set(reply.revision.revision_number, reply.revision);

@@ -57,7 +57,8 @@ export class ToolInvoker {
     } catch (err) {
       throw new ToolCallProblem(`arguments for ${tool.name} are not valid JSON (${(err as Error).message}); send a JSON object`);
     }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) throw new ToolCallProblem(`arguments for ${tool.name} must be a JSON object`);
+    if (typeof args !== "object" || args === null || Array.isArray(args))
+      throw new ToolCallProblem(`arguments for ${tool.name} must be a JSON object`);
     let validate = this.validators.get(tool.content_hash);
     if (!validate) {
       validate = this.ajv.compile(tool.parameters_schema);
@@ -65,7 +66,9 @@ export class ToolInvoker {
     }
     if (!validate(args)) {
       const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(arguments)"} ${e.message ?? "is invalid"}`).join("; ");
-      throw new ToolCallProblem(`invalid arguments for ${tool.name}: ${problems}. Expected schema: ${JSON.stringify(tool.parameters_schema)}`);
+      throw new ToolCallProblem(
+        `invalid arguments for ${tool.name}: ${problems}. Expected schema: ${JSON.stringify(tool.parameters_schema)}`,
+      );
     }
     return args as Record<string, unknown>;
   }
@@ -97,13 +100,17 @@ export class ToolInvoker {
         const outside = this.tenants.firstProblem([...gateway]);
         if (outside) throw new ToolCallProblem(`tool ${tool.name} is refused: ${outside}`);
         const client = await this.mcpClient(...gateway);
-        const reply = await client.request({ name: binding.mcp_tool, parameters: JSON.stringify(args) }, { timeoutMs: this.options.timeoutMs });
+        const reply = await client.request(
+          { name: binding.mcp_tool, parameters: JSON.stringify(args) },
+          { timeoutMs: this.options.timeoutMs },
+        );
         if (reply.error) throw new ToolCallProblem(`${reply.error.type}: ${reply.error.message}`);
         return reply.text ?? reply.object ?? "";
       }
       case "text-completion": {
         if (!this.options.model) throw new ToolCallProblem("no LLM is configured for text-completion tools");
-        const prompt = typeof args.question === "string" ? args.question : typeof args.prompt === "string" ? args.prompt : JSON.stringify(args);
+        const prompt =
+          typeof args.question === "string" ? args.question : typeof args.prompt === "string" ? args.prompt : JSON.stringify(args);
         const completion = await this.options.model.complete([{ role: "user", content: prompt }]);
         return completion.content ?? "";
       }

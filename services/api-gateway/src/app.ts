@@ -43,7 +43,12 @@ export function createGatewayRuntime(env: GatewayEnv, logger?: Logger): ServiceR
 export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Promise<Gateway> {
   const config = runtime.configView([ConfigType.toolService]);
   const registry = runtime.configView([WorkspaceRegistry.type], WorkspaceRegistry.workspace);
-  const services = new ServiceTable(config, runtime.topics, timeouts(env), new TenantPolicy(runtime.topics.tenant, env.TOOLMESH_ALLOWED_TENANTS));
+  const services = new ServiceTable(
+    config,
+    runtime.topics,
+    timeouts(env),
+    new TenantPolicy(runtime.topics.tenant, env.TOOLMESH_ALLOWED_TENANTS),
+  );
   const dispatcher = new Dispatcher({
     pulsar: runtime.pulsar,
     logger: runtime.logger.child({ component: "dispatch" }),
@@ -63,7 +68,10 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
   await runtime.http.register(
     async (api) => {
       if (env.GATEWAY_TOKEN) {
-        api.addHook("onRequest", bearerAuth(env.GATEWAY_TOKEN, (request) => request.routeOptions.url === `${API_PREFIX}/socket`));
+        api.addHook(
+          "onRequest",
+          bearerAuth(env.GATEWAY_TOKEN, (request) => request.routeOptions.url === `${API_PREFIX}/socket`),
+        );
       }
       api.setNotFoundHandler(async (request, reply) => {
         const error = new ServiceError(ErrorType.notFound, `no route ${request.method} ${request.url.split("?")[0]}`);

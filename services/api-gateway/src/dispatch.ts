@@ -26,7 +26,8 @@ export interface DispatchHooks {
 }
 
 /** The topic pair a tool-service client serves; descriptors that share it share the client. */
-export const toolClientKey = (route: Pick<ServiceRoute, "requestTopic" | "responseTopic">) => `${route.requestTopic} ${route.responseTopic}`;
+export const toolClientKey = (route: Pick<ServiceRoute, "requestTopic" | "responseTopic">) =>
+  `${route.requestTopic} ${route.responseTopic}`;
 
 /**
  * Forwards requests to services over Pulsar: validates the body against the service's request schema,
@@ -62,7 +63,9 @@ export class Dispatcher {
       ...(route.pooled ? { [TraceAttr.tool]: route.name } : {}),
     };
     const parent = hooks.via ? extractTraceContext(hooks.via.headers) : undefined;
-    return traced(`gateway ${route.kind}`, { kind: SpanKind.SERVER, attributes, ...(parent ? { parent } : {}) }, () => this.forward(route, body, hooks));
+    return traced(`gateway ${route.kind}`, { kind: SpanKind.SERVER, attributes, ...(parent ? { parent } : {}) }, () =>
+      this.forward(route, body, hooks),
+    );
   }
 
   private async forward(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
@@ -137,7 +140,8 @@ export class Dispatcher {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const message = `${describeService(route)}: could not subscribe to ${route.responseTopic} within ${route.timeoutMs} ms ` +
+        const message =
+          `${describeService(route)}: could not subscribe to ${route.responseTopic} within ${route.timeoutMs} ms ` +
           "(is the broker reachable, and does the topic's namespace exist?)";
         reject(new ServiceError(ErrorType.unavailable, message));
       }, route.timeoutMs);
@@ -173,7 +177,9 @@ export class Dispatcher {
       subscriptionPrefix: this.options.subscriber,
       timeoutMs: route.timeoutMs,
     });
-    created.catch((err: unknown) => this.options.logger.warn({ err, topic: route.responseTopic }, "could not subscribe to a response topic"));
+    created.catch((err: unknown) =>
+      this.options.logger.warn({ err, topic: route.responseTopic }, "could not subscribe to a response topic"),
+    );
     return created;
   }
 }

@@ -1,6 +1,29 @@
 import type { z } from "zod";
 import type { ConfigView } from "@toolmesh/base";
-import { AgentRequest, AgentResponse, AgentRunsRequest, AgentRunsResponse, ConfigRequest, ConfigResponse, ConfigType, ErrorType, McpToolRequest, McpToolResponse, ServiceError, ServiceName, type TenantPolicy, ToolRegistryRequest, ToolRegistryResponse, ToolServiceDescriptor, ToolServiceRequest, ToolServiceResponse, type TopicLayout, type TopicPair, parseTopic, toolServiceTopics } from "@toolmesh/schema";
+import {
+  AgentRequest,
+  AgentResponse,
+  AgentRunsRequest,
+  AgentRunsResponse,
+  ConfigRequest,
+  ConfigResponse,
+  ConfigType,
+  ErrorType,
+  McpToolRequest,
+  McpToolResponse,
+  ServiceError,
+  ServiceName,
+  type TenantPolicy,
+  ToolRegistryRequest,
+  ToolRegistryResponse,
+  ToolServiceDescriptor,
+  ToolServiceRequest,
+  ToolServiceResponse,
+  type TopicLayout,
+  type TopicPair,
+  parseTopic,
+  toolServiceTopics,
+} from "@toolmesh/schema";
 
 /** Everything the dispatcher needs to forward one request and know when its replies end. */
 export interface ServiceRoute {
@@ -48,7 +71,13 @@ const single = () => true;
 const agentDone = (reply: AgentResponse) => reply.end_of_dialog || reply.message_type === "error";
 const toolServiceDone = (reply: ToolServiceResponse) => reply.end_of_stream || reply.error !== null;
 
-function fixedRoute(name: keyof typeof ServiceSchemas, topics: TopicPair, isLast: ServiceRoute["isLast"], timeoutMs: number, timeoutSetting: string): ServiceRoute {
+function fixedRoute(
+  name: keyof typeof ServiceSchemas,
+  topics: TopicPair,
+  isLast: ServiceRoute["isLast"],
+  timeoutMs: number,
+  timeoutSetting: string,
+): ServiceRoute {
   const { request, response, streamed } = ServiceSchemas[name];
   return {
     kind: name,
@@ -70,9 +99,27 @@ function fixedRoutes(layout: TopicLayout, timeouts: ServiceTimeouts): Record<str
   return {
     [ServiceName.config]: fixedRoute(ServiceName.config, layout.pair(ServiceName.config), single, timeouts.requestMs, REQUEST_SETTING),
     [ServiceName.mcpTool]: fixedRoute(ServiceName.mcpTool, layout.mcpTool, single, timeouts.mcpToolMs, "GATEWAY_MCP_TOOL_TIMEOUT_MS"),
-    [ServiceName.agent]: fixedRoute(ServiceName.agent, layout.pair(ServiceName.agent), agentDone, timeouts.agentMs, "GATEWAY_AGENT_TIMEOUT_MS"),
-    [ServiceName.agentRuns]: fixedRoute(ServiceName.agentRuns, layout.pair(ServiceName.agentRuns), single, timeouts.requestMs, REQUEST_SETTING),
-    [ServiceName.toolRegistry]: fixedRoute(ServiceName.toolRegistry, layout.pair(ServiceName.toolRegistry), single, timeouts.requestMs, REQUEST_SETTING),
+    [ServiceName.agent]: fixedRoute(
+      ServiceName.agent,
+      layout.pair(ServiceName.agent),
+      agentDone,
+      timeouts.agentMs,
+      "GATEWAY_AGENT_TIMEOUT_MS",
+    ),
+    [ServiceName.agentRuns]: fixedRoute(
+      ServiceName.agentRuns,
+      layout.pair(ServiceName.agentRuns),
+      single,
+      timeouts.requestMs,
+      REQUEST_SETTING,
+    ),
+    [ServiceName.toolRegistry]: fixedRoute(
+      ServiceName.toolRegistry,
+      layout.pair(ServiceName.toolRegistry),
+      single,
+      timeouts.requestMs,
+      REQUEST_SETTING,
+    ),
   };
 }
 
@@ -100,7 +147,9 @@ export class ServiceTable {
   /** The topic pairs of every usable tool-service descriptor now in config. */
   toolServiceTopics(): Array<Pick<ServiceRoute, "requestTopic" | "responseTopic">> {
     if (!this.config.ready) return [];
-    return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()].map((d) => toolServiceTopics(d, this.topics));
+    return [...this.config.parsed(ConfigType.toolService, ToolServiceDescriptor).items.values()].map((d) =>
+      toolServiceTopics(d, this.topics),
+    );
   }
 
   /**

@@ -1,13 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { decodeJson } from "@toolmesh/pulsar";
-import {
-  ConfigPush,
-  type ConfigResponse,
-  ErrorType,
-  ServiceName,
-  requestSubscription,
-} from "@toolmesh/schema";
+import { ConfigPush, type ConfigResponse, ErrorType, ServiceName, requestSubscription } from "@toolmesh/schema";
 import type { ConfigEnv } from "./env.js";
 import { IncomingConfigRequest, createConfigHandlers } from "./handlers/config-request.js";
 import { type ConfigStore, openConfigStore } from "./store/index.js";
@@ -21,10 +15,18 @@ export const SERVICE_ID = "config";
  * `request:tg:config`) and one queue per registered workspace (`config:<ws>`); every change is pushed on
  * notify/config.
  */
-export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Promise<{ store: ConfigStore; workspaceQueues: WorkspaceQueues }> {
+export async function buildConfig(
+  runtime: ServiceRuntime,
+  env: ConfigEnv,
+): Promise<{ store: ConfigStore; workspaceQueues: WorkspaceQueues }> {
   const store = await openConfigStore(env);
   runtime.logger.info(
-    { store: store.location, version: await store.version(), maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
+    {
+      store: store.location,
+      version: await store.version(),
+      maxValueBytes: env.CONFIG_MAX_VALUE_BYTES,
+      maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES,
+    },
     "config store opened",
   );
   runtime.onShutdown(() => store.close());
@@ -36,12 +38,21 @@ export async function buildConfig(runtime: ServiceRuntime, env: ConfigEnv): Prom
     await runtime.pulsar.sendJson(runtime.topics.configNotify, push);
   };
   const errorReply = (error: ConfigResponse["error"]): Partial<ConfigResponse> => ({ version: lastVersion, error });
-  const common = { subscription: requestSubscription(SERVICE_ID), requestSchema: IncomingConfigRequest, errorType: ErrorType.configError, errorReply };
+  const common = {
+    subscription: requestSubscription(SERVICE_ID),
+    requestSchema: IncomingConfigRequest,
+    errorType: ErrorType.configError,
+    errorReply,
+  };
 
   const workspaceQueues: WorkspaceQueues = new WorkspaceQueues({
     registered: () => store.workspaces(),
     serve: (workspace) => {
-      return runtime.serve({ ...common, ...runtime.topics.workspaceConfig(workspace), handler: (request) => handlers.workspace(workspace, request) });
+      return runtime.serve({
+        ...common,
+        ...runtime.topics.workspaceConfig(workspace),
+        handler: (request) => handlers.workspace(workspace, request),
+      });
     },
     logger: runtime.logger,
   });

@@ -15,7 +15,8 @@ const WORKSPACE_ID = /^[A-Za-z0-9_.:=-]{1,100}$/;
 /** Why `id` cannot be a registered workspace (it names a queue), or null. */
 export function workspaceIdProblem(id: string): string | null {
   if (isReservedWorkspace(id)) return `workspace '${id}' is reserved ('_' prefix): it stores items but is no workspace of its own`;
-  if (!WORKSPACE_ID.test(id)) return `workspace '${id}' cannot have its own queue: ids are 1-100 characters of A-Z, a-z, 0-9, '_', '.', ':', '=', '-'`;
+  if (!WORKSPACE_ID.test(id))
+    return `workspace '${id}' cannot have its own queue: ids are 1-100 characters of A-Z, a-z, 0-9, '_', '.', ':', '=', '-'`;
   return null;
 }
 

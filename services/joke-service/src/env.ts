@@ -7,7 +7,10 @@ export const JokeEnv = ToolServiceEnv.extend({
   /** Topic name: requests on non-persistent://tg/request/{JOKE_TOPIC}. */
   JOKE_TOPIC: topicNameSchema.default("joke"),
   /** Publish the manifest on the announcement topic at start (the registry picks it up). */
-  JOKE_ANNOUNCE: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  JOKE_ANNOUNCE: z
+    .enum(["true", "false"])
+    .default("true")
+    .transform((v) => v === "true"),
 });
 export type JokeEnv = z.output<typeof JokeEnv>;
 

@@ -4,7 +4,10 @@ export type JokeStyle = (typeof JOKE_STYLES)[number];
 /** Jokes by style and topic; `*` holds templates for topics we have nothing on ({topic} is replaced). */
 const JOKES: Record<JokeStyle, Record<string, string[]>> = {
   pun: {
-    cats: ["Here's a pun: cats are purr-fect at everything, especially being a-mew-sing.", "Here's a pun: my cat is a great DJ, he always brings the mewsic."],
+    cats: [
+      "Here's a pun: cats are purr-fect at everything, especially being a-mew-sing.",
+      "Here's a pun: my cat is a great DJ, he always brings the mewsic.",
+    ],
     dogs: ["Here's a pun: my dog is a great magician, he does a lot of labra-cadabra-dor."],
     coffee: ["Here's a pun: coffee has a rough time, it gets mugged every morning."],
     computers: ["Here's a pun: my computer caught a cold, it had too many windows open."],

@@ -11,6 +11,10 @@ export const tellJoke = defineTool({
   // Strict: an argument it does not know is refused (`unknown argument 'x'`), and the schema says so.
   input: z.strictObject({ topic: z.string().trim().min(1).describe("What the joke is about") }),
   config: z.object({ style: style.default("pun") }),
-  variants: JOKE_STYLES.map((s) => ({ name: `tell-${s}`, description: `Tells a ${s.replace("-", " ")} about a topic`, config: { style: s } })),
+  variants: JOKE_STYLES.map((s) => ({
+    name: `tell-${s}`,
+    description: `Tells a ${s.replace("-", " ")} about a topic`,
+    config: { style: s },
+  })),
   run: ({ topic }, { config }) => chooseJoke(config.style, topic),
 });

@@ -33,7 +33,12 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
     pollMs: env.MCP_REGISTRY_POLL_MS,
   });
   const views = new ToolViews();
-  const sessions = new SessionRegistry({ idleMs: env.MCP_SESSION_IDLE_MS, maxSessions: env.MCP_MAX_SESSIONS, metrics, logger: logger.child({ component: "sessions" }) });
+  const sessions = new SessionRegistry({
+    idleMs: env.MCP_SESSION_IDLE_MS,
+    maxSessions: env.MCP_MAX_SESSIONS,
+    metrics,
+    logger: logger.child({ component: "sessions" }),
+  });
   const invoker = new BindingInvoker(runtime.pulsar, runtime.topics, runtime.name);
   catalog.onNewRevision((revision) => sessions.follow(revision));
   // Ready once the registry answers, even with no revision yet (sessions then get a clear 503 until one exists).
@@ -44,7 +49,13 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   runtime.onShutdown(() => sessions.closeAll());
 
   const listTools = createToolsListHandler({ catalog, views, pageSize: env.MCP_PAGE_SIZE });
-  const callTool = createToolsCallHandler({ invoker, validator: new ArgumentValidator(), metrics, logger: logger.child({ component: "calls" }), callTimeoutMs: env.MCP_CALL_TIMEOUT_MS });
+  const callTool = createToolsCallHandler({
+    invoker,
+    validator: new ArgumentValidator(),
+    metrics,
+    logger: logger.child({ component: "calls" }),
+    callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
+  });
   const resource = env.MCP_AUTHORIZATION_SERVERS.length > 0 ? env.MCP_RESOURCE_URL : undefined;
   if (resource) registerResourceMetadata(runtime.http, { resource, authorizationServers: env.MCP_AUTHORIZATION_SERVERS });
   const metadataUrl = resource ? new URL(metadataPath(resource), resource).href : undefined;

@@ -67,6 +67,8 @@ export function originCheck(allowed: readonly string[]) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     if (origin === undefined || origins.has(origin)) return;
-    await reply.status(403).send(new ServiceError(ErrorType.forbidden, `origin '${origin}' may not call this MCP server (MCP_ALLOWED_ORIGINS)`).body);
+    await reply
+      .status(403)
+      .send(new ServiceError(ErrorType.forbidden, `origin '${origin}' may not call this MCP server (MCP_ALLOWED_ORIGINS)`).body);
   };
 }

@@ -101,7 +101,12 @@ export class BindingInvoker {
     const key = `${request} ${response}`;
     let client = this.toolServices.get(key);
     if (!client) {
-      client = ToolServiceClient.create(this.pulsar, { requestTopic: request, responseTopic: response, subscriber: `${this.subscriber}-tool`, timeoutMs });
+      client = ToolServiceClient.create(this.pulsar, {
+        requestTopic: request,
+        responseTopic: response,
+        subscriber: `${this.subscriber}-tool`,
+        timeoutMs,
+      });
       client.catch(() => this.toolServices.delete(key));
       this.toolServices.set(key, client);
     }

@@ -20,7 +20,10 @@ export function toCallResult(tool: CatalogTool, output: ToolOutput): CallToolRes
       if (tool.output_schema) return errorResult(`tool ${tool.name} declares an output schema but returned no JSON object`);
       return { content: output.parts as CallToolResult["content"] };
     case "text":
-      if (tool.output_schema) return errorResult(`tool ${tool.name} declares an output schema but returned text that is not a JSON object: ${output.text.slice(0, 200)}`);
+      if (tool.output_schema)
+        return errorResult(
+          `tool ${tool.name} declares an output schema but returned text that is not a JSON object: ${output.text.slice(0, 200)}`,
+        );
       return { content: [{ type: "text", text: output.text }] };
   }
 }

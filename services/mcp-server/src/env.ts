@@ -5,7 +5,12 @@ import { ServicePorts } from "@toolmesh/schema";
 const milliseconds = z.coerce.number().int().positive();
 const urlList = z
   .string()
-  .transform((text) => text.split(",").map((u) => u.trim()).filter(Boolean))
+  .transform((text) =>
+    text
+      .split(",")
+      .map((u) => u.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.url({ protocol: /^https?$/, error: "each entry must be an http(s) URL" })));
 
 export const McpServerEnv = BaseEnv.extend({
@@ -22,7 +27,12 @@ export const McpServerEnv = BaseEnv.extend({
    */
   MCP_ALLOWED_ORIGINS: z
     .string()
-    .transform((text) => text.split(",").map((o) => o.trim().replace(/\/$/, "")).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(",")
+        .map((o) => o.trim().replace(/\/$/, ""))
+        .filter(Boolean),
+    )
     .default([]),
   /** Time one tools/call may take, from the request to the tool's last reply. */
   MCP_CALL_TIMEOUT_MS: milliseconds.default(30_000),
@@ -38,7 +48,11 @@ export const McpServerEnv = BaseEnv.extend({
   MCP_REGISTRY_POLL_MS: milliseconds.default(30_000),
 }).superRefine((env, ctx) => {
   if (env.MCP_AUTHORIZATION_SERVERS.length > 0 && !env.MCP_RESOURCE_URL) {
-    ctx.addIssue({ code: "custom", path: ["MCP_RESOURCE_URL"], message: "is required when MCP_AUTHORIZATION_SERVERS is set (it is the metadata's `resource`)" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["MCP_RESOURCE_URL"],
+      message: "is required when MCP_AUTHORIZATION_SERVERS is set (it is the metadata's `resource`)",
+    });
   }
 });
 export type McpServerEnv = z.output<typeof McpServerEnv>;

@@ -29,7 +29,10 @@ function instructions(catalog: SessionCatalog): string {
  * negotiates the protocol version (its newest, or an older one the client asks for).
  */
 export async function openSession(deps: SessionFactoryDeps, catalog: SessionCatalog): Promise<StreamableHTTPServerTransport> {
-  const server = new Server({ name: "toolmesh", version }, { capabilities: { tools: { listChanged: true } }, instructions: instructions(catalog) });
+  const server = new Server(
+    { name: "toolmesh", version },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructions(catalog) },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (request) => deps.listTools(catalog, request.params?.cursor));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     deps.callTool(catalog, request.params, {

@@ -48,7 +48,12 @@ export class SessionRegistry {
     this.sessions.set(session.id, session);
     this.options.metrics.sessions.set(this.sessions.size);
     this.options.logger.info(
-      { session: session.id, revision: session.catalog.revisionNumber, pin: session.catalog.mode, group: session.catalog.group ?? undefined },
+      {
+        session: session.id,
+        revision: session.catalog.revisionNumber,
+        pin: session.catalog.mode,
+        group: session.catalog.group ?? undefined,
+      },
       "session opened",
     );
   }

@@ -84,7 +84,9 @@ export function resolveServer(name: string, descriptor: McpDescriptor, env: Node
   }
   const sorted = Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // Hashed so that pool keys (which may end up in logs or heap dumps) never hold a secret in clear.
-  const key = createHash("sha256").update(JSON.stringify([descriptor.url, descriptor.transport, sorted])).digest("hex");
+  const key = createHash("sha256")
+    .update(JSON.stringify([descriptor.url, descriptor.transport, sorted]))
+    .digest("hex");
   return { url: descriptor.url, headers, transport: descriptor.transport, label: redactUrl(descriptor.url), key };
 }
 

@@ -67,7 +67,8 @@ export class McpSession {
   static async open(target: McpServerTarget, kind: SessionTransport, options: SessionOpenOptions): Promise<McpSession> {
     const url = new URL(target.url);
     const transportOptions = { requestInit: { headers: target.headers } satisfies RequestInit, fetch: fetchWithTraceContext };
-    const transport = kind === "sse" ? new SSEClientTransport(url, transportOptions) : new StreamableHTTPClientTransport(url, transportOptions);
+    const transport =
+      kind === "sse" ? new SSEClientTransport(url, transportOptions) : new StreamableHTTPClientTransport(url, transportOptions);
     const client = new Client(options.clientInfo, { capabilities: {} });
     const ms = options.connectTimeoutMs;
     try {

@@ -2,7 +2,16 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { beforeDeadline, remainingMs } from "./deadline.js";
-import { DeadlineError, McpServerError, type SentCredentials, failureKind, failureReason, isTimeout, sessionVerdict, suggestsSseServer } from "./mcp-errors.js";
+import {
+  DeadlineError,
+  McpServerError,
+  type SentCredentials,
+  failureKind,
+  failureReason,
+  isTimeout,
+  sessionVerdict,
+  suggestsSseServer,
+} from "./mcp-errors.js";
 import type { SessionMetrics, SessionTransport } from "./metrics.js";
 import type { ToolCallResult } from "./result.js";
 import type { McpServerTarget } from "./server-config.js";
@@ -99,7 +108,12 @@ export class McpSessionPool {
     await Promise.all([...this.ending]);
   }
 
-  private async run<T>(target: McpServerTarget, what: string, deadline: number, operation: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+  private async run<T>(
+    target: McpServerTarget,
+    what: string,
+    deadline: number,
+    operation: (client: Client, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
     const session = await this.acquire(target, deadline);
     try {
       return await this.attempt(session, deadline, operation);
@@ -108,7 +122,10 @@ export class McpSessionPool {
       if (verdict !== "call") this.retire(session, failureReason(err, sentBy(target)));
       if (verdict !== "not-dispatched") throw describeFailure(target, what, err);
       this.options.metrics?.retried(target.label);
-      this.options.logger.info({ server: target.label, reason: failureReason(err) }, "the server did not take the request; retrying once on a new session");
+      this.options.logger.info(
+        { server: target.label, reason: failureReason(err) },
+        "the server did not take the request; retrying once on a new session",
+      );
       const fresh = await this.acquire(target, deadline);
       try {
         return await this.attempt(fresh, deadline, operation);
@@ -119,7 +136,11 @@ export class McpSessionPool {
     }
   }
 
-  private async attempt<T>(session: McpSession, deadline: number, operation: (client: Client, timeoutMs: number) => Promise<T>): Promise<T> {
+  private async attempt<T>(
+    session: McpSession,
+    deadline: number,
+    operation: (client: Client, timeoutMs: number) => Promise<T>,
+  ): Promise<T> {
     try {
       return await session.use((client) => operation(client, remainingMs(deadline)));
     } catch (err) {
@@ -148,7 +169,10 @@ export class McpSessionPool {
         }
         // Retired while connecting (config changed, or shutdown): not ours to keep.
         this.track(session.retire());
-        throw new McpServerError(`MCP server at ${target.label}: the session was closed while connecting (config changed or shutting down)`, "transport");
+        throw new McpServerError(
+          `MCP server at ${target.label}: the session was closed while connecting (config changed or shutting down)`,
+          "transport",
+        );
       },
       (err: unknown) => {
         // Not cached: the next call tries again.

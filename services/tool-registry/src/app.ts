@@ -1,10 +1,5 @@
 import type { ServiceRuntime } from "@toolmesh/base";
-import {
-  ServiceName,
-  ToolRegistryRequest,
-  type ToolRegistryResponse,
-  requestSubscription,
-} from "@toolmesh/schema";
+import { ServiceName, ToolRegistryRequest, type ToolRegistryResponse, requestSubscription } from "@toolmesh/schema";
 import type { RegistryEnv } from "./env.js";
 import { registerRegistryRoutes } from "./handlers/http-routes.js";
 import { createRegistryHandler } from "./handlers/registry-request.js";
@@ -22,7 +17,10 @@ export const SERVICE_ID = "tool-registry";
  * The catalog: reads config, tool sources and announcements, makes content-hashed revisions, serves them
  * on the tool-registry topic and over HTTP (read API + admin refresh), and pushes each new revision.
  */
-export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEnv): Promise<{ store: RegistryStore; refresher: CatalogRefresher }> {
+export async function buildToolRegistry(
+  runtime: ServiceRuntime,
+  env: RegistryEnv,
+): Promise<{ store: RegistryStore; refresher: CatalogRefresher }> {
   const store = await openRegistryStore(env);
   runtime.logger.info({ store: store.location }, "registry store opened");
   const fetcher = new ManifestFetcher({
@@ -56,7 +54,13 @@ export async function buildToolRegistry(runtime: ServiceRuntime, env: RegistryEn
   registerRegistryRoutes(runtime.http, queries, refresher, env.REGISTRY_ADMIN_TOKEN);
   await config.start();
   config.onChange(() => refresh("config change"));
-  await consumeAnnouncements(runtime.pulsar, env.TOOL_ANNOUNCE_TOPIC ?? runtime.topics.toolAnnouncements, store, runtime.logger.child({ component: "announcements" }), (serviceId) => refresh(`announcement from ${serviceId}`));
+  await consumeAnnouncements(
+    runtime.pulsar,
+    env.TOOL_ANNOUNCE_TOPIC ?? runtime.topics.toolAnnouncements,
+    store,
+    runtime.logger.child({ component: "announcements" }),
+    (serviceId) => refresh(`announcement from ${serviceId}`),
+  );
   if (env.REGISTRY_REFRESH_INTERVAL_MS > 0) {
     const timer = setInterval(() => refresh("interval"), env.REGISTRY_REFRESH_INTERVAL_MS);
     timer.unref();

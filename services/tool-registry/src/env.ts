@@ -5,7 +5,12 @@ import { PersistentQueueId, ServicePorts } from "@toolmesh/schema";
 const cidrList = z
   .string()
   .default("")
-  .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, "expected CIDR ranges like 127.0.0.0/8,::1/128")));
 
 export const RegistryEnv = BaseEnv.extend({
@@ -18,7 +23,11 @@ export const RegistryEnv = BaseEnv.extend({
   /** Time allowed for one manifest fetch, from connect to the last byte. */
   REGISTRY_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Largest manifest accepted. */
-  REGISTRY_MAX_MANIFEST_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  REGISTRY_MAX_MANIFEST_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 * 1024),
   /** Internal ranges manifest URLs may reach (loopback and private are refused otherwise). */
   REGISTRY_ALLOWED_NETWORKS: cidrList,
   /** Persistent topic tool services announce their manifests on; unset: `persistent://<tenant>/flow/tool-announcements`. */

@@ -35,7 +35,8 @@ export class RegistryQueries {
   async diff(from?: number, to?: number): Promise<CatalogDiff> {
     const target = to !== undefined ? await this.revision({ revision_number: to }) : await this.current();
     const fromNumber = from ?? target.revision_number - 1;
-    if (fromNumber < 1) throw new ServiceError(ErrorType.badRequest, `revision ${target.revision_number} has no earlier revision to compare with`);
+    if (fromNumber < 1)
+      throw new ServiceError(ErrorType.badRequest, `revision ${target.revision_number} has no earlier revision to compare with`);
     return diffRevisions(await this.revision({ revision_number: fromNumber }), target);
   }
 

@@ -69,7 +69,11 @@ export class CatalogRefresher {
     return traced("registry refresh", { attributes: { "toolmesh.refresh.reason": reason } }, async (scope) => {
       const result = await this.run(reason);
       const degraded = result.sources.filter((s) => s.status !== "ok").length;
-      scope.set({ [TraceAttr.revision]: result.revision.revision_number, "toolmesh.refresh.created": result.created, "toolmesh.refresh.degraded_sources": degraded });
+      scope.set({
+        [TraceAttr.revision]: result.revision.revision_number,
+        "toolmesh.refresh.created": result.created,
+        "toolmesh.refresh.degraded_sources": degraded,
+      });
       return result;
     });
   }
@@ -90,7 +94,11 @@ export class CatalogRefresher {
     const gathered: GatheredSource[] = [
       { source: CONFIG_SOURCE, entries: fromConfig.entries, problems: fromConfig.problems, leftOut: fromConfig.leftOut },
       ...(await Promise.all(toolSources.map((s) => this.fetchSource(s.id, s.manifest_url)))),
-      ...(await store.announcements(new Date(Date.now() - this.deps.announcementTtlMs))).map(({ service_id, manifest }) => ({ source: announceName(service_id), entries: manifest, problems: [] })),
+      ...(await store.announcements(new Date(Date.now() - this.deps.announcementTtlMs))).map(({ service_id, manifest }) => ({
+        source: announceName(service_id),
+        entries: manifest,
+        problems: [],
+      })),
     ];
 
     const latest = await store.latest();
@@ -108,14 +116,25 @@ export class CatalogRefresher {
     if (latest && latest.content_hash === hash) revision = latest;
     else if (!latest && tools.length === 0) {
       // Nothing yet: the first revision is the first catalog with a tool in it.
-      return { revision: { revision_number: 0, content_hash: hash, created_at: "", tool_count: 0, tools: [] }, created: false, sources: await store.statuses() };
+      return {
+        revision: { revision_number: 0, content_hash: hash, created_at: "", tool_count: 0, tools: [] },
+        created: false,
+        sources: await store.statuses(),
+      };
     } else {
       revision = await store.append(hash, tools);
       created = true;
       await this.deps.onRevision(revision);
     }
     logger.info(
-      { reason, revision: revision.revision_number, created, tools: tools.length, leftOut: fromConfig.leftOut.length, ms: Math.round(performance.now() - started) },
+      {
+        reason,
+        revision: revision.revision_number,
+        created,
+        tools: tools.length,
+        leftOut: fromConfig.leftOut.length,
+        ms: Math.round(performance.now() - started),
+      },
       created ? "catalog revision created" : "catalog unchanged",
     );
     return { revision, created, sources: await store.statuses() };
@@ -136,4 +155,3 @@ export class CatalogRefresher {
     }
   }
 }
-

@@ -30,11 +30,19 @@ export class FakeConfig {
 
   static async start(bus: MemoryBus, workspaces: string[] = ["default"]): Promise<FakeConfig> {
     const fake = new FakeConfig(bus.runtime("fake-config", BaseEnv.parse({ HTTP_PORT: "0" })));
-    const common = { subscription: "fake-config-request", requestSchema: ConfigRequest, errorReply: (error: Reply["error"]): Reply => ({ version: fake.current, error }) };
+    const common = {
+      subscription: "fake-config-request",
+      requestSchema: ConfigRequest,
+      errorReply: (error: Reply["error"]): Reply => ({ version: fake.current, error }),
+    };
     await fake.runtime.serve({ ...common, ...fake.runtime.topics.pair(ServiceName.config), handler: (request) => fake.answer(request) });
     for (const workspace of workspaces) {
       fake.items(WorkspaceRegistry.workspace, WorkspaceRegistry.type).set(workspace, WorkspaceRegistry.value);
-      await fake.runtime.serve({ ...common, ...fake.runtime.topics.workspaceConfig(workspace), handler: (request) => fake.answer({ ...request, workspace }) });
+      await fake.runtime.serve({
+        ...common,
+        ...fake.runtime.topics.workspaceConfig(workspace),
+        handler: (request) => fake.answer({ ...request, workspace }),
+      });
     }
     return fake;
   }
@@ -83,7 +91,10 @@ export class FakeConfig {
         return { version, values: items };
       }
       case "get":
-        return { version, values: request.keys.map(({ type, key }) => ({ type, key, value: this.items(workspace, type).get(key) ?? null })) };
+        return {
+          version,
+          values: request.keys.map(({ type, key }) => ({ type, key, value: this.items(workspace, type).get(key) ?? null })),
+        };
       case "list":
         return { version, directory: [...this.items(workspace, request.type ?? "").keys()].sort() };
       case "config": {
@@ -93,7 +104,12 @@ export class FakeConfig {
       case "put":
         return { version: await this.change(request.values, workspace) };
       case "delete":
-        return { version: await this.change(request.keys.map((k) => ({ ...k, value: null })), workspace) };
+        return {
+          version: await this.change(
+            request.keys.map((k) => ({ ...k, value: null })),
+            workspace,
+          ),
+        };
       default:
         throw new ServiceError(ErrorType.badOperation, `the fake config service has no '${request.operation}'`);
     }

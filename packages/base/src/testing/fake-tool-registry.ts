@@ -1,4 +1,11 @@
-import { type CatalogRevision, ErrorType, ServiceError, ServiceName, ToolRegistryRequest, type ToolRegistryResponse } from "@toolmesh/schema";
+import {
+  type CatalogRevision,
+  ErrorType,
+  ServiceError,
+  ServiceName,
+  ToolRegistryRequest,
+  type ToolRegistryResponse,
+} from "@toolmesh/schema";
 import { BaseEnv } from "../env.js";
 import type { ServiceRuntime } from "../runtime.js";
 import type { MemoryBus } from "./memory-bus.js";

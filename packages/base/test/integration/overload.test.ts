@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { PulsarClient, RequestTimeoutError } from "@toolmesh/pulsar";
 import { useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
-import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, ToolServiceError, parseEnv, type ToolResult } from "../../src/index.js";
+import {
+  BaseEnv,
+  DynamicToolService,
+  ServiceRuntime,
+  ToolServiceClient,
+  ToolServiceError,
+  parseEnv,
+  type ToolResult,
+} from "../../src/index.js";
 
 // Issue 12, items 3 and 5, on the real broker: messages over the size limit get a clear error without
 // costing anyone else their calls or the service its readiness; a burst past the backlog is answered
@@ -31,7 +39,11 @@ const runtimes: ServiceRuntime[] = [];
 const pulsars: PulsarClient[] = [];
 
 async function startEcho(concurrency: number, env: Record<string, string> = {}) {
-  const parsed = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, ...env });
+  const parsed = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {
+    PULSAR_WEB_URL: webServiceUrl,
+    TOOLMESH_TENANT: process.env.TOOLMESH_TENANT,
+    ...env,
+  });
   const runtime = new ServiceRuntime({ name: "echo", env: parsed, logger: pino({ level: "silent" }) });
   runtimes.push(runtime);
   const service = new Echo(concurrency);
@@ -43,10 +55,15 @@ async function startEcho(concurrency: number, env: Record<string, string> = {}) 
 async function caller(service: Echo, timeoutMs: number) {
   const pulsar = new PulsarClient({ webServiceUrl });
   pulsars.push(pulsar);
-  return ToolServiceClient.create(pulsar, { requestTopic: requestTopic(service.topic), responseTopic: responseTopic(service.topic), timeoutMs });
+  return ToolServiceClient.create(pulsar, {
+    requestTopic: requestTopic(service.topic),
+    responseTopic: responseTopic(service.topic),
+    timeoutMs,
+  });
 }
 
-const metric = (page: string, outcome: string) => Number(page.match(new RegExp(`toolmesh_requests_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`))?.[1] ?? 0);
+const metric = (page: string, outcome: string) =>
+  Number(page.match(new RegExp(`toolmesh_requests_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`))?.[1] ?? 0);
 
 beforeAll(async () => {
   webServiceUrl = (await useBroker()).webServiceUrl;
@@ -76,12 +93,16 @@ describe("oversized arguments and replies", () => {
       const replyTooLarge = await fourMb;
       expect(replyTooLarge).toBeInstanceOf(ToolServiceError);
       expect(replyTooLarge).toMatchObject({ type: "too-large" });
-      expect((replyTooLarge as Error).message).toMatch(/^the reply of 8000\d{3} bytes to request \S+ on \S+ exceeds the message size limit of 6290432 bytes$/);
+      expect((replyTooLarge as Error).message).toMatch(
+        /^the reply of 8000\d{3} bytes to request \S+ on \S+ exceeds the message size limit of 6290432 bytes$/,
+      );
       expect((replyTooLarge as Error).message).toContain(requestTopic(service.topic));
 
       const requestTooLarge = await sevenMb;
       expect(requestTooLarge).toMatchObject({ name: "MessageTooLargeError", limit: 6_290_432 });
-      expect((requestTooLarge as Error).message).toMatch(new RegExp(`^a request of \\d+ bytes for ${requestTopic(service.topic)} exceeds the limit of 6290432 bytes$`));
+      expect((requestTooLarge as Error).message).toMatch(
+        new RegExp(`^a request of \\d+ bytes for ${requestTopic(service.topic)} exceeds the limit of 6290432 bytes$`),
+      );
     } finally {
       clearInterval(sampler);
     }
@@ -103,7 +124,12 @@ describe("a burst past the backlog", () => {
         Array.from({ length: 300 }, (_, i) =>
           tools.call("u", {}, { topic: `${p}-${i}`, ms: 2 }).then(
             (text) => (text === `${p}-${i} and ${p}-${i}` ? "answered" : "wrong"),
-            (err: unknown) => (err instanceof ToolServiceError && err.type === "overloaded" ? "overloaded" : err instanceof RequestTimeoutError ? "timed-out" : String(err)),
+            (err: unknown) =>
+              err instanceof ToolServiceError && err.type === "overloaded"
+                ? "overloaded"
+                : err instanceof RequestTimeoutError
+                  ? "timed-out"
+                  : String(err),
           ),
         ),
       ),

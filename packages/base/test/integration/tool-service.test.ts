@@ -124,7 +124,9 @@ describe("DynamicToolService and ToolServiceClient on the real broker", () => {
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ status: "ready", checks: { accepting: true, broker: true } });
     const metrics = (await runtime.http.inject({ method: "GET", url: "/metrics" })).body;
-    expect(metrics).toMatch(new RegExp(`toolmesh_requests_total\\{topic="${requestTopic(topic)}",outcome="ok",service="test-tool-service"\\} \\d+`));
+    expect(metrics).toMatch(
+      new RegExp(`toolmesh_requests_total\\{topic="${requestTopic(topic)}",outcome="ok",service="test-tool-service"\\} \\d+`),
+    );
     expect(metrics).toMatch(/toolmesh_requests_total\{[^}]*outcome="error"[^}]*\} 1/);
     expect(metrics).toMatch(/toolmesh_request_duration_seconds_bucket/);
     expect(metrics).toMatch(/process_resident_memory_bytes/);
@@ -141,7 +143,10 @@ describe("graceful shutdown", () => {
       override readonly topic = slowTopic;
     }
     await new Slow().start(service);
-    const caller = await ToolServiceClient.create(runtime.pulsar, { requestTopic: requestTopic(slowTopic), responseTopic: responseTopic(slowTopic) });
+    const caller = await ToolServiceClient.create(runtime.pulsar, {
+      requestTopic: requestTopic(slowTopic),
+      responseTopic: responseTopic(slowTopic),
+    });
     const inFlight = caller.call("u", {}, { mode: "slow", ms: 1_000 });
     await waitFor(() => running > 0, { description: "the request to start" });
     const stopping = service.stop();

@@ -67,7 +67,9 @@ describe("fetchConfigTypes", () => {
 
   it("names the item when a single value cannot be read", async () => {
     const { ask } = fakeConfig({ blob: { only: "x" } }, { maxItems: 0 });
-    await expect(fetchConfigTypes(ask, "default", ["blob"])).rejects.toThrow("config 'blob' 'only' cannot be read: too-large: over CONFIG_MAX_REPLY_BYTES");
+    await expect(fetchConfigTypes(ask, "default", ["blob"])).rejects.toThrow(
+      "config 'blob' 'only' cannot be read: too-large: over CONFIG_MAX_REPLY_BYTES",
+    );
   });
 
   it("fails on an error reply, naming the type", async () => {

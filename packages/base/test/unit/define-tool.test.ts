@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolAnnouncement } from "@toolmesh/schema";
-import { DefinedToolService, type ServiceRuntime, ToolServiceClient, ToolServiceEnv, defineTool, serveToolService } from "../../src/index.js";
+import {
+  DefinedToolService,
+  type ServiceRuntime,
+  ToolServiceClient,
+  ToolServiceEnv,
+  defineTool,
+  serveToolService,
+} from "../../src/index.js";
 import { MemoryBus } from "../../src/testing/index.js";
 import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
@@ -46,8 +53,16 @@ beforeAll(async () => {
   announcements = await bus.record(announceTopic, ToolAnnouncement);
   await serveToolService(runtime, new DefinedToolService({ id: "weather", topic: "weather-unit", tool: forecast }), env, true);
   await new DefinedToolService({ id: "counter", topic: "count-unit", tool: counter }).start(runtime, { announce: false });
-  weather = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic("weather-unit"), responseTopic: responseTopic("weather-unit"), timeoutMs: 2_000 });
-  counting = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic("count-unit"), responseTopic: responseTopic("count-unit"), timeoutMs: 2_000 });
+  weather = await ToolServiceClient.create(pulsar, {
+    requestTopic: requestTopic("weather-unit"),
+    responseTopic: responseTopic("weather-unit"),
+    timeoutMs: 2_000,
+  });
+  counting = await ToolServiceClient.create(pulsar, {
+    requestTopic: requestTopic("count-unit"),
+    responseTopic: responseTopic("count-unit"),
+    timeoutMs: 2_000,
+  });
 });
 afterAll(async () => {
   await weather.close();
@@ -55,7 +70,11 @@ afterAll(async () => {
   await bus.close();
 });
 
-const failure = (call: Promise<unknown>) => call.then(() => "no error", (err: unknown) => err);
+const failure = (call: Promise<unknown>) =>
+  call.then(
+    () => "no error",
+    (err: unknown) => err,
+  );
 
 describe("defineTool", () => {
   it("generates the JSON Schema of the arguments from the zod schema (defaults optional)", () => {
@@ -75,14 +94,19 @@ describe("defineTool", () => {
   });
 
   it("answers a missing argument with bad-request naming it", async () => {
-    expect(await failure(weather.call("u", {}, { days: 2 }))).toMatchObject({ type: "bad-request", message: "argument 'city' is required" });
+    expect(await failure(weather.call("u", {}, { days: 2 }))).toMatchObject({
+      type: "bad-request",
+      message: "argument 'city' is required",
+    });
   });
 
   it("answers invalid arguments with bad-request naming each bad field, and keeps serving", async () => {
     const err = await failure(weather.call("u", {}, { city: "", days: 9 }));
     expect(err).toMatchObject({ type: "bad-request" });
     expect((err as Error).message).toMatch(/^argument 'city': .*; argument 'days': .*<=7/);
-    expect(await failure(weather.call("u", {}, { city: 42 }))).toMatchObject({ message: expect.stringMatching(/^argument 'city': .*expected string/) });
+    expect(await failure(weather.call("u", {}, { city: 42 }))).toMatchObject({
+      message: expect.stringMatching(/^argument 'city': .*expected string/),
+    });
     expect(await weather.call("u", {}, { city: "Oslo" })).toBe("u: Oslo for 1 day(s) in metric");
   });
 
@@ -95,7 +119,10 @@ describe("defineTool", () => {
     const chunks: string[] = [];
     for await (const chunk of counting.stream("u", {}, { n: 3 })) chunks.push(chunk);
     expect(chunks).toEqual(["1 ", "2 ", "3 "]);
-    expect(await failure(counting.call("u", {}, { n: 0 }))).toMatchObject({ type: "bad-request", message: expect.stringMatching(/^argument 'n': /) });
+    expect(await failure(counting.call("u", {}, { n: 0 }))).toMatchObject({
+      type: "bad-request",
+      message: expect.stringMatching(/^argument 'n': /),
+    });
   });
 
   it("serves and announces a manifest entry per variant with the generated schema", async () => {
@@ -106,7 +133,12 @@ describe("defineTool", () => {
         name: "forecast",
         description: "The weather for a city",
         parameters_schema: forecast.parametersSchema,
-        binding: { kind: "tool-service", request_topic: requestTopic("weather-unit"), response_topic: responseTopic("weather-unit"), config: {} },
+        binding: {
+          kind: "tool-service",
+          request_topic: requestTopic("weather-unit"),
+          response_topic: responseTopic("weather-unit"),
+          config: {},
+        },
       },
       expect.objectContaining({ name: "forecast-imperial", binding: expect.objectContaining({ config: { units: "imperial" } }) }),
     ]);

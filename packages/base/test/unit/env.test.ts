@@ -33,7 +33,10 @@ describe("parseEnv", () => {
     const unset = parseEnv(StoreEnv, {});
     expect(unset.DATABASE_URL).toBeUndefined();
     expect(unset).toMatchObject({ DATABASE_POOL_MAX: 10, DATABASE_CONNECT_TIMEOUT_S: 10 });
-    expect(parseEnv(StoreEnv, { DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh", DATABASE_POOL_MAX: "4" })).toMatchObject({ DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh", DATABASE_POOL_MAX: 4 });
+    expect(parseEnv(StoreEnv, { DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh", DATABASE_POOL_MAX: "4" })).toMatchObject({
+      DATABASE_URL: "postgresql://tm:pw@db:5432/toolmesh",
+      DATABASE_POOL_MAX: 4,
+    });
     let message = "";
     try {
       parseEnv(StoreEnv, { DATABASE_URL: "mysql://tm:hunter2@db/toolmesh", DATABASE_POOL_MAX: "0" });

@@ -42,7 +42,9 @@ describe("error answers of the HTTP server itself", () => {
     const response = await fetch(`${address}/flow/%zz<b>/service/x`, { method: "POST" });
     expect(response.status).toBe(400);
     const text = await response.text();
-    expect(JSON.parse(text)).toEqual({ error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" } });
+    expect(JSON.parse(text)).toEqual({
+      error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" },
+    });
     expect(text).not.toContain("%zz");
   });
 

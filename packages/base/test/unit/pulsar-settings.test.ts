@@ -13,7 +13,10 @@ describe("which transport a service uses", () => {
   });
 
   it("is binary when a service URL is given, with or without a web URL", () => {
-    expect(settings({ PULSAR_SERVICE_URL: "pulsar+ssl://pulsar:6651" })).toMatchObject({ kind: "binary", serviceUrl: "pulsar+ssl://pulsar:6651" });
+    expect(settings({ PULSAR_SERVICE_URL: "pulsar+ssl://pulsar:6651" })).toMatchObject({
+      kind: "binary",
+      serviceUrl: "pulsar+ssl://pulsar:6651",
+    });
     expect(settings({ PULSAR_SERVICE_URL: "pulsar://p:6650", PULSAR_WEB_URL: "http://p:8080" }).kind).toBe("binary");
   });
 
@@ -48,7 +51,12 @@ describe("authentication and TLS settings", () => {
     expect(settings({ PULSAR_TLS_CA_FILE: ca }).tls?.ca?.toString()).toContain("BEGIN CERTIFICATE");
     let error: unknown;
     try {
-      settings({ PULSAR_TLS_CA_FILE: join(dir, "missing.pem"), PULSAR_AUTH_TOKEN: "a", PULSAR_AUTH_TOKEN_FILE: ca, PULSAR_TLS_CERT_FILE: ca });
+      settings({
+        PULSAR_TLS_CA_FILE: join(dir, "missing.pem"),
+        PULSAR_AUTH_TOKEN: "a",
+        PULSAR_AUTH_TOKEN_FILE: ca,
+        PULSAR_TLS_CERT_FILE: ca,
+      });
     } catch (err) {
       error = err;
     }

@@ -34,14 +34,22 @@ describe("tracingSettings: off by default, on with the standard OTEL_* variables
 
   it("takes the traces endpoint as given, the traces protocol, and OTEL_SERVICE_NAME", () => {
     const settings = tracingSettings(
-      env({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "agent-eu" }),
+      env({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "agent-eu",
+      }),
       "agent",
     );
     expect(settings).toMatchObject({ url: "http://c:4318/custom", protocol: "http/json", serviceName: "agent-eu" });
   });
 
   it("is on with OTEL_TRACES_EXPORTER=otlp alone (the OTLP default endpoint), or console", () => {
-    expect(tracingSettings(env({ OTEL_TRACES_EXPORTER: "otlp" }), "x")).toMatchObject({ exporter: "otlp", url: "http://localhost:4318/v1/traces" });
+    expect(tracingSettings(env({ OTEL_TRACES_EXPORTER: "otlp" }), "x")).toMatchObject({
+      exporter: "otlp",
+      url: "http://localhost:4318/v1/traces",
+    });
     expect(tracingSettings(env({ OTEL_TRACES_EXPORTER: "console" }), "x")).toMatchObject({ exporter: "console" });
   });
 
@@ -51,7 +59,9 @@ describe("tracingSettings: off by default, on with the standard OTEL_* variables
   });
 
   it("refuses gRPC, an unknown exporter and a bad endpoint, naming the variable", () => {
-    expect(() => env({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL="grpc": must be http\/protobuf or http\/json/);
+    expect(() => env({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL="grpc": must be http\/protobuf or http\/json/,
+    );
     expect(() => env({ OTEL_TRACES_EXPORTER: "jaeger" })).toThrow(/OTEL_TRACES_EXPORTER="jaeger"/);
     expect(() => env({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT="collector"/);
   });
@@ -82,14 +92,23 @@ const requestProperties: Array<Record<string, string>> = [];
 
 beforeAll(async () => {
   tracing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused" }, exporter);
-  runtime = new ServiceRuntime({ name: "vault", env: env({}), logger: pino({ level: "silent" }), transport: new MemoryTransport({ broker }) });
+  runtime = new ServiceRuntime({
+    name: "vault",
+    env: env({}),
+    logger: pino({ level: "silent" }),
+    transport: new MemoryTransport({ broker }),
+  });
   await vault.start(runtime, { announce: false });
   pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
   // A second subscription on the request topic sees every request as the broker carries it.
   await pulsar.subscribe({ topic: requestTopic(vault.topic), subscription: "watcher", type: "Shared" }, async (message) => {
     requestProperties.push(message.properties);
   });
-  client = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(vault.topic), responseTopic: responseTopic(vault.topic), timeoutMs: 2_000 });
+  client = await ToolServiceClient.create(pulsar, {
+    requestTopic: requestTopic(vault.topic),
+    responseTopic: responseTopic(vault.topic),
+    timeoutMs: 2_000,
+  });
 });
 
 afterAll(async () => {
@@ -129,7 +148,11 @@ describe("spans across the bus", () => {
     expect(requestProperties[0]!.traceparent).toBe(`00-${traceId}-${request!.spanContext().spanId}-01`);
 
     expect(request!.attributes).toMatchObject({ "messaging.destination.name": requestTopic(vault.topic), "toolmesh.outcome": "ok" });
-    expect(served!.attributes).toMatchObject({ "messaging.destination.name": requestTopic(vault.topic), "toolmesh.tool_service.id": "vault", "toolmesh.outcome": "ok" });
+    expect(served!.attributes).toMatchObject({
+      "messaging.destination.name": requestTopic(vault.topic),
+      "toolmesh.tool_service.id": "vault",
+      "toolmesh.outcome": "ok",
+    });
     expect(served!.attributes["toolmesh.duration_ms"]).toBeTypeOf("number");
   });
 
@@ -152,7 +175,9 @@ describe("spans across the bus", () => {
     await tracing.flush();
     const spans = exporter.getFinishedSpans();
     expect(spans.length).toBeGreaterThanOrEqual(4);
-    const everything = JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status, links: s.links })));
+    const everything = JSON.stringify(
+      spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status, links: s.links })),
+    );
     expect(everything).toContain("vault"); // the dump is real: it holds what spans do carry
     expect(everything).not.toContain(SECRET_ARGUMENT);
     expect(everything).not.toContain(SECRET_RESULT);
@@ -164,7 +189,11 @@ describe("the SDK's own troubles", () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     // Port 9 (discard) on loopback: nothing listens there, so the export fails at once.
-    const failing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://127.0.0.1:9/v1/traces" }, undefined, logger);
+    const failing = Tracing.start(
+      { serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://127.0.0.1:9/v1/traces" },
+      undefined,
+      logger,
+    );
     try {
       await traced("lost", {}, async () => undefined);
       await failing.flush();

@@ -13,7 +13,9 @@ interface JsonFlag {
 function printRevision(context: CliContext, revision: CatalogRevision | null, json: boolean | undefined): void {
   if (!revision) throw new CliError("the registry has no catalog revision yet");
   if (json) return context.print(prettyJson(revision));
-  context.print(`revision ${revision.revision_number} (${revision.content_hash}), ${revision.tool_count} tools, created ${revision.created_at}`);
+  context.print(
+    `revision ${revision.revision_number} (${revision.content_hash}), ${revision.tool_count} tools, created ${revision.created_at}`,
+  );
   context.print(
     formatTable(
       ["name", "source", "hash", "description"],
@@ -53,7 +55,10 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
       const { revisions } = await registry(command).call({ operation: "list-revisions", limit: positiveInt("--limit", opts.limit) });
       if (opts.json) return context.print(prettyJson(revisions));
       context.print(
-        formatTable(["revision", "tools", "created", "hash"], revisions.map((r) => [String(r.revision_number), String(r.tool_count), r.created_at, r.content_hash])),
+        formatTable(
+          ["revision", "tools", "created", "hash"],
+          revisions.map((r) => [String(r.revision_number), String(r.tool_count), r.created_at, r.content_hash]),
+        ),
       );
     });
 
@@ -76,7 +81,9 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
         ...diff.removed.map((name) => ["-", name]),
         ...diff.changed.map((name) => ["~", name]),
       ];
-      context.print(`revision ${diff.from_revision} -> ${diff.to_revision}: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`);
+      context.print(
+        `revision ${diff.from_revision} -> ${diff.to_revision}: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,
+      );
       if (rows.length > 0) context.print(formatTable(["", "tool"], rows));
     });
 
@@ -86,7 +93,14 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     .option("--json", "print as JSON")
     .action(async (opts: JsonFlag, command: Command) => {
       const reply = await registry(command).call({ operation: "refresh" });
-      if (opts.json) return context.print(prettyJson({ revision: reply.revision && { ...reply.revision, tools: undefined }, created: reply.created, sources: reply.sources }));
+      if (opts.json)
+        return context.print(
+          prettyJson({
+            revision: reply.revision && { ...reply.revision, tools: undefined },
+            created: reply.created,
+            sources: reply.sources,
+          }),
+        );
       const revision = reply.revision;
       context.print(
         revision
@@ -94,7 +108,12 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
           : "no revision (the catalog is empty)",
       );
       if (reply.sources.length > 0) {
-        context.print(formatTable(["source", "status", "tools", "reason"], reply.sources.map((s) => [s.source, s.status, String(s.tool_count), s.reason ?? ""])));
+        context.print(
+          formatTable(
+            ["source", "status", "tools", "reason"],
+            reply.sources.map((s) => [s.source, s.status, String(s.tool_count), s.reason ?? ""]),
+          ),
+        );
       }
     });
 }

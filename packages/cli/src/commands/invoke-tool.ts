@@ -29,7 +29,11 @@ async function invokeConfigured(context: CliContext, command: Command, stored: s
   const gateway = context.gateway(command);
   const tool = readStored(ToolDescriptor, stored, `tool '${opts.name}'`);
   if (tool.type === "tool-service") {
-    const service = readStored(ToolServiceDescriptor, await config.get(ConfigType.toolService, tool.service), `tool-service '${tool.service}'`);
+    const service = readStored(
+      ToolServiceDescriptor,
+      await config.get(ConfigType.toolService, tool.service),
+      `tool-service '${tool.service}'`,
+    );
     return invokeToolService(gateway, tool.service, { user: opts.user, config: configValues(tool, service), arguments: args });
   }
   if (tool.type === "mcp-tool") return invokeMcpTool(gateway, tool["mcp-tool"], args);
@@ -52,14 +56,19 @@ async function invokeFromCatalog(context: CliContext, command: Command, name: st
 export function registerInvokeTool(program: Command, context: CliContext): void {
   program
     .command("invoke-tool")
-    .description("run a tool as the agent would and print its result: a configured tool (tool-service or mcp-tool), else a catalog tool by name (through the MCP endpoint)")
+    .description(
+      "run a tool as the agent would and print its result: a configured tool (tool-service or mcp-tool), else a catalog tool by name (through the MCP endpoint)",
+    )
     .requiredOption("-n, --name <tool-id>", "tool id (config key), or a catalog tool's name")
     .option("-a, --arguments <json>", "the tool's arguments as a JSON object", "{}")
     .option("-u, --user <user>", "user sent to a tool service (configured tools)", "")
     .action(async (opts: InvokeFlags, command: Command) => {
       const args = parseJsonObject("-a/--arguments", opts.arguments);
       const stored = await context.config(command).find(ConfigType.tool, opts.name);
-      const output = stored === undefined ? await invokeFromCatalog(context, command, opts.name, args) : await invokeConfigured(context, command, stored, opts, args);
+      const output =
+        stored === undefined
+          ? await invokeFromCatalog(context, command, opts.name, args)
+          : await invokeConfigured(context, command, stored, opts, args);
       if (output !== undefined) context.print(output);
     });
 }

@@ -24,6 +24,11 @@ export function registerListMcpTools(program: Command, context: CliContext): voi
       const tools = ListedTools.safeParse(object);
       if (!tools.success) throw new CliError(`the mcp-tool service did not send a tool list for '${id}'`);
       if (opts.json) return context.print(prettyJson(tools.data));
-      context.print(formatTable(["name", "description"], tools.data.map((t) => [t.name, t.description])));
+      context.print(
+        formatTable(
+          ["name", "description"],
+          tools.data.map((t) => [t.name, t.description]),
+        ),
+      );
     });
 }

@@ -23,7 +23,12 @@ export function registerNewToolService(program: Command, context: CliContext): v
       const port = opts.port === undefined ? undefined : positiveInt("--port", opts.port);
       if (port !== undefined && port > 65_535) throw new CliError(`--port ${port} is not a port`);
       const servicesDir = opts.dir ?? join(workspaceRoot(process.cwd()), "services");
-      const made = scaffoldToolService({ name, servicesDir, ...(port !== undefined ? { port } : {}), ...(opts.topic ? { topic: opts.topic } : {}) });
+      const made = scaffoldToolService({
+        name,
+        servicesDir,
+        ...(port !== undefined ? { port } : {}),
+        ...(opts.topic ? { topic: opts.topic } : {}),
+      });
       const shown = relative(process.cwd(), made.dir) || ".";
       context.print(`created ${shown}: tool '${made.tool}' on topic '${made.topic}', HTTP port ${made.port}`);
       for (const file of made.files) context.print(`  ${file}`);

@@ -11,9 +11,7 @@ export function registerSetTool(program: Command, context: CliContext): void {
     .requiredOption("--id <id>", "tool id (config key)")
     .requiredOption("--name <name>", "the name the LLM sees")
     .addOption(
-      new Option("--type <type>", "what runs the tool")
-        .choices(["tool-service", "mcp-tool", "text-completion"])
-        .makeOptionMandatory(),
+      new Option("--type <type>", "what runs the tool").choices(["tool-service", "mcp-tool", "text-completion"]).makeOptionMandatory(),
     )
     .requiredOption("--description <text>", "what the tool does, for the LLM")
     .option("--service <service-id>", "tool-service id (for --type tool-service)")

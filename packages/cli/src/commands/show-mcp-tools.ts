@@ -10,7 +10,8 @@ export function registerShowMcpTools(program: Command, context: CliContext): voi
     .option("--json", "print as JSON (the same columns; tokens are still not printed)")
     .action(async (opts: { json?: boolean }, command: Command) => {
       const rows = mcpRows(await context.config(command).values(ConfigType.mcp));
-      if (opts.json) return context.print(prettyJson(rows.map((row) => Object.fromEntries(MCP_COLUMNS.map((column, i) => [column, row[i]])))));
+      if (opts.json)
+        return context.print(prettyJson(rows.map((row) => Object.fromEntries(MCP_COLUMNS.map((column, i) => [column, row[i]])))));
       context.print(formatTable(MCP_COLUMNS, rows));
     });
 }

@@ -11,11 +11,17 @@ export function registerShowRun(program: Command, context: CliContext): void {
     .description("print a recorded agent run: its catalog revision, tools offered, every step, the outcome")
     .argument("<run-id>", "the run id (printed by `tg agent`)")
     .action(async (runId: string, _opts: unknown, command: Command) => {
-      const reply = parseReply(AgentRunsResponse, await context.gateway(command).call(ServiceName.agentRuns, { operation: "get", run_id: runId }), ServiceName.agentRuns);
+      const reply = parseReply(
+        AgentRunsResponse,
+        await context.gateway(command).call(ServiceName.agentRuns, { operation: "get", run_id: runId }),
+        ServiceName.agentRuns,
+      );
       const run = reply.run!;
       context.print(`run ${run.run_id}: ${run.status}`);
       context.print(`user: ${run.user || "(none)"}  question: ${run.question}`);
-      context.print(`catalog revision ${run.catalog_revision} (${run.catalog_hash})  tools offered: ${run.tools_offered.join(", ") || "none"}`);
+      context.print(
+        `catalog revision ${run.catalog_revision} (${run.catalog_hash})  tools offered: ${run.tools_offered.join(", ") || "none"}`,
+      );
       context.print(`started ${run.started_at}  finished ${run.finished_at ?? "-"}`);
       for (const step of run.steps) {
         const timing = step.duration_ms !== null ? ` (${Math.round(step.duration_ms)} ms)` : "";
@@ -35,6 +41,11 @@ export function registerShowRun(program: Command, context: CliContext): void {
         await context.gateway(command).call(ServiceName.agentRuns, { operation: "list", limit: Number(opts.limit) }),
         ServiceName.agentRuns,
       );
-      context.print(formatTable(["run", "status", "revision", "started", "question"], reply.runs.map((r) => [r.run_id, r.status, String(r.catalog_revision), r.started_at, r.question])));
+      context.print(
+        formatTable(
+          ["run", "status", "revision", "started", "question"],
+          reply.runs.map((r) => [r.run_id, r.status, String(r.catalog_revision), r.started_at, r.question]),
+        ),
+      );
     });
 }

@@ -37,7 +37,8 @@ describe("agent", () => {
     const result = await tg(["agent", "-q", "Tell me a joke about cats", "-u", "alice"], env);
     expect(result).toEqual({
       code: 0,
-      stdout: "thought: I should call tell-joke\nobservation: Why did the cat sit on the computer?\nHere is a cat joke: ...\n(run run-1 on catalog revision 3; tg show-run run-1)\n",
+      stdout:
+        "thought: I should call tell-joke\nobservation: Why did the cat sit on the computer?\nHere is a cat joke: ...\n(run run-1 on catalog revision 3; tg show-run run-1)\n",
       stderr: "",
     });
     expect(gateway.requestsTo("agent")[0]!.body).toEqual({ question: "Tell me a joke about cats", user: "alice", streaming: true });

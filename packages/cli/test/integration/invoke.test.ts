@@ -36,9 +36,7 @@ beforeEach(() => {
       { error: null, response: "sit on the computer? To keep an eye on the mouse.", end_of_stream: true },
     ]),
   );
-  gateway.handle("mcp-tool", (body) =>
-    ok(body.name === "calculator" ? { text: "4" } : { object: { echo: { k: "v" } } }),
-  );
+  gateway.handle("mcp-tool", (body) => ok(body.name === "calculator" ? { text: "4" } : { object: { echo: { k: "v" } } }));
 });
 
 describe("invoke-tool", () => {
@@ -96,7 +94,9 @@ describe("invoke-tool", () => {
     // Not in config: the catalog is asked next (announced tools live only there).
     const unreachable = await tg(["invoke-tool", "-n", "ghost"], env);
     expect(oneErrorLine(unreachable)).toMatch(/^tg: no tool 'ghost' in config, and the catalog could not be read: /);
-    gateway.handle("tool-registry", () => ok({ revision: { revision_number: 1, content_hash: "h", created_at: "2026-01-01T00:00:00.000Z", tool_count: 0, tools: [] } }));
+    gateway.handle("tool-registry", () =>
+      ok({ revision: { revision_number: 1, content_hash: "h", created_at: "2026-01-01T00:00:00.000Z", tool_count: 0, tools: [] } }),
+    );
     const missing = await tg(["invoke-tool", "-n", "ghost"], env);
     expect(oneErrorLine(missing)).toBe("tg: no tool 'ghost' in config or in the catalog");
     expect(gateway.requestsTo("tool-registry").at(-1)!.body).toMatchObject({ operation: "current" });

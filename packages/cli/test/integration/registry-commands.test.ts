@@ -10,7 +10,12 @@ const tool = (name: string, hash: string) => ({
   name,
   description: `does ${name}`,
   parameters_schema: { type: "object", properties: {} },
-  binding: { kind: "tool-service", request_topic: "non-persistent://tg/request/joke", response_topic: "non-persistent://tg/response/joke", config: {} },
+  binding: {
+    kind: "tool-service",
+    request_topic: "non-persistent://tg/request/joke",
+    response_topic: "non-persistent://tg/response/joke",
+    config: {},
+  },
   source: "config",
   content_hash: hash,
 });
@@ -35,20 +40,47 @@ beforeAll(async () => {
           ? ok({ error: null, revision: REV2 })
           : ok({ error: { type: "not-found", message: `no revision ${String(body.revision_number)}` } });
       case "list-revisions":
-        return ok({ error: null, revisions: [{ ...REV2, tools: undefined }, { ...revision(1, [tool("tell-joke", "a".repeat(64))]), tools: undefined }] });
+        return ok({
+          error: null,
+          revisions: [
+            { ...REV2, tools: undefined },
+            { ...revision(1, [tool("tell-joke", "a".repeat(64))]), tools: undefined },
+          ],
+        });
       case "diff":
-        return ok({ error: null, diff: { from_revision: body.from_revision, to_revision: body.to_revision, added: ["tell-pun"], removed: [], changed: ["tell-joke"] } });
+        return ok({
+          error: null,
+          diff: {
+            from_revision: body.from_revision,
+            to_revision: body.to_revision,
+            added: ["tell-pun"],
+            removed: [],
+            changed: ["tell-joke"],
+          },
+        });
       case "refresh":
-        return ok({ error: null, revision: REV2, created: false, sources: [{ source: "source:weather", status: "degraded", reason: "HTTP 500", tool_count: 1, last_success_at: null }] });
+        return ok({
+          error: null,
+          revision: REV2,
+          created: false,
+          sources: [{ source: "source:weather", status: "degraded", reason: "HTTP 500", tool_count: 1, last_success_at: null }],
+        });
       case "sources":
-        return ok({ error: null, sources: [{ source: "source:weather", status: "ok", reason: null, tool_count: 3, last_success_at: "2026-12-03T10:00:00.000Z" }] });
+        return ok({
+          error: null,
+          sources: [{ source: "source:weather", status: "ok", reason: null, tool_count: 3, last_success_at: "2026-12-03T10:00:00.000Z" }],
+        });
       default:
         return ok({ error: { type: "bad-request", message: "unknown operation" } });
     }
   });
   gateway.handle("mcp-tool", (body) =>
     body.operation === "list-tools"
-      ? ok({ error: null, text: null, object: JSON.stringify([{ name: "echo", description: "Echoes back the input", inputSchema: { type: "object" } }]) })
+      ? ok({
+          error: null,
+          text: null,
+          object: JSON.stringify([{ name: "echo", description: "Echoes back the input", inputSchema: { type: "object" } }]),
+        })
       : ok({ error: { type: "bad-request", message: "not a list" } }),
   );
 });
@@ -102,10 +134,22 @@ describe("catalog commands", () => {
 describe("tool sources", () => {
   it("set-tool-source stores the descriptor; show-tool-sources joins the registry's status; delete removes it", async () => {
     expect((await tg(["set-tool-source", "--id", "weather", "--manifest-url", "http://127.0.0.1:9000/tools/manifest"], env)).code).toBe(0);
-    expect(gateway.stored("tool-source", "weather")).toEqual({ id: "weather", manifest_url: "http://127.0.0.1:9000/tools/manifest", active: true });
+    expect(gateway.stored("tool-source", "weather")).toEqual({
+      id: "weather",
+      manifest_url: "http://127.0.0.1:9000/tools/manifest",
+      active: true,
+    });
     const shown = await tg(["show-tool-sources", "--json"], env);
     expect(JSON.parse(shown.stdout)).toEqual([
-      { id: "weather", manifest_url: "http://127.0.0.1:9000/tools/manifest", active: true, status: "ok", tools: 3, reason: null, last_success_at: "2026-12-03T10:00:00.000Z" },
+      {
+        id: "weather",
+        manifest_url: "http://127.0.0.1:9000/tools/manifest",
+        active: true,
+        status: "ok",
+        tools: 3,
+        reason: null,
+        last_success_at: "2026-12-03T10:00:00.000Z",
+      },
     ]);
     expect((await tg(["delete-tool-source", "--id", "weather"], env)).code).toBe(0);
     expect(gateway.stored("tool-source", "weather")).toBeUndefined();
@@ -123,7 +167,9 @@ describe("MCP entries", () => {
     await tg(["set-mcp-tool", "--id", "calc", "--url", "http://127.0.0.1:3901/sse", "--transport", "sse"], env);
     expect(gateway.stored("mcp", "calc")).toEqual({ url: "http://127.0.0.1:3901/sse", transport: "sse" });
     const shown = await tg(["show-mcp-tools", "--json"], env);
-    expect(JSON.parse(shown.stdout)).toEqual([{ id: "calc", url: "http://127.0.0.1:3901/sse", "remote-name": "", transport: "sse", "auth-token": "", headers: "" }]);
+    expect(JSON.parse(shown.stdout)).toEqual([
+      { id: "calc", url: "http://127.0.0.1:3901/sse", "remote-name": "", transport: "sse", "auth-token": "", headers: "" },
+    ]);
     const bad = await tg(["set-mcp-tool", "--id", "calc", "--url", "http://h/mcp", "--transport", "carrier-pigeon"], env);
     expect(bad.code).toBe(1);
     expect(oneErrorLine(bad)).toMatch(/^tg: invalid mcp descriptor: .*transport/);

@@ -33,7 +33,18 @@ describe("set-tool-service", () => {
   });
 
   it("stores the TrustGraph queue form", async () => {
-    await tg(["set-tool-service", "--id", "q", "--request-queue", "non-persistent://tg/request/q", "--response-queue", "non-persistent://tg/response/q"], env);
+    await tg(
+      [
+        "set-tool-service",
+        "--id",
+        "q",
+        "--request-queue",
+        "non-persistent://tg/request/q",
+        "--response-queue",
+        "non-persistent://tg/response/q",
+      ],
+      env,
+    );
     expect(gateway.stored("tool-service", "q")).toMatchObject({ "request-queue": "non-persistent://tg/request/q" });
   });
 
@@ -50,13 +61,20 @@ describe("set-tool / show-tools / delete-tool", () => {
     const set = await tg(
       [
         "set-tool",
-        "--id", "tell-joke",
-        "--name", "tell-joke",
-        "--type", "tool-service",
-        "--description", "Tells a joke",
-        "--service", "joke-service",
-        "--argument", "topic:string:what the joke is about",
-        "--config", "style=pun",
+        "--id",
+        "tell-joke",
+        "--name",
+        "tell-joke",
+        "--type",
+        "tool-service",
+        "--description",
+        "Tells a joke",
+        "--service",
+        "joke-service",
+        "--argument",
+        "topic:string:what the joke is about",
+        "--config",
+        "style=pun",
       ],
       env,
     );
@@ -70,7 +88,10 @@ describe("set-tool / show-tools / delete-tool", () => {
       style: "pun",
     });
 
-    await tg(["set-tool", "--id", "calc", "--name", "calc", "--type", "mcp-tool", "--description", "Adds", "--mcp-tool", "calculator"], env);
+    await tg(
+      ["set-tool", "--id", "calc", "--name", "calc", "--type", "mcp-tool", "--description", "Adds", "--mcp-tool", "calculator"],
+      env,
+    );
     const show = await tg(["show-tools"], env);
     expect(show.code).toBe(0);
     expect(show.stdout).toBe(
@@ -90,7 +111,9 @@ describe("set-tool / show-tools / delete-tool", () => {
   it("refuses an unknown --type as a usage error", async () => {
     const result = await tg(["set-tool", "--id", "x", "--name", "x", "--type", "llm", "--description", "d"], env);
     expect(result.code).toBe(1);
-    expect(oneErrorLine(result)).toMatch(/^tg: option '--type <type>' argument 'llm' is invalid\. Allowed choices are tool-service, mcp-tool, text-completion\.$/);
+    expect(oneErrorLine(result)).toMatch(
+      /^tg: option '--type <type>' argument 'llm' is invalid\. Allowed choices are tool-service, mcp-tool, text-completion\.$/,
+    );
     expect(gateway.requests).toEqual([]);
   });
 
@@ -111,7 +134,19 @@ describe("set-tool / show-tools / delete-tool", () => {
 describe("set-mcp-tool / show-mcp-tools / delete-mcp-tool", () => {
   it("stores, shows (without the token) and deletes an MCP tool", async () => {
     const set = await tg(
-      ["set-mcp-tool", "--id", "calc", "--url", "http://127.0.0.1:3901/mcp", "--remote-name", "add", "--auth-token", "s3cret", "--header", "X-Team=tools"],
+      [
+        "set-mcp-tool",
+        "--id",
+        "calc",
+        "--url",
+        "http://127.0.0.1:3901/mcp",
+        "--remote-name",
+        "add",
+        "--auth-token",
+        "s3cret",
+        "--header",
+        "X-Team=tools",
+      ],
       env,
     );
     expect(set.code).toBe(0);

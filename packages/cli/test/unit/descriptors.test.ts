@@ -19,12 +19,18 @@ describe("buildToolServiceDescriptor", () => {
         { name: "lang", required: true },
       ],
     });
-    expect(toolServiceTopics(ToolServiceDescriptor.parse(descriptor), new TopicLayout()).requestTopic).toBe("non-persistent://tg/request/joke");
+    expect(toolServiceTopics(ToolServiceDescriptor.parse(descriptor), new TopicLayout()).requestTopic).toBe(
+      "non-persistent://tg/request/joke",
+    );
   });
 
   it("builds the queue form", () => {
     expect(
-      buildToolServiceDescriptor({ id: "s", requestQueue: "non-persistent://tg/request/x", responseQueue: "non-persistent://tg/response/x" }),
+      buildToolServiceDescriptor({
+        id: "s",
+        requestQueue: "non-persistent://tg/request/x",
+        responseQueue: "non-persistent://tg/response/x",
+      }),
     ).toEqual({
       id: "s",
       "request-queue": "non-persistent://tg/request/x",

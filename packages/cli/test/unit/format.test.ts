@@ -1,20 +1,20 @@
 import { AgentResponse } from "@toolmesh/schema";
 import { describe, expect, it } from "vitest";
-import {
-  agentTranscript,
-  formatTable,
-  joinResponses,
-  mcpRows,
-  mcpToolOutput,
-  prettyJsonText,
-  toolRows,
-} from "../../src/format.js";
+import { agentTranscript, formatTable, joinResponses, mcpRows, mcpToolOutput, prettyJsonText, toolRows } from "../../src/format.js";
 
 const agent = (fields: Record<string, unknown>) => AgentResponse.parse(fields);
 
 describe("formatTable", () => {
   it("pads columns two spaces apart without trailing spaces", () => {
-    expect(formatTable(["id", "name"], [["tell-joke", "x"], ["a", ""]])).toBe("id         name\ntell-joke  x\na");
+    expect(
+      formatTable(
+        ["id", "name"],
+        [
+          ["tell-joke", "x"],
+          ["a", ""],
+        ],
+      ),
+    ).toBe("id         name\ntell-joke  x\na");
   });
 
   it("keeps every row on one line", () => {
@@ -56,7 +56,10 @@ describe("toolRows", () => {
 describe("mcpRows", () => {
   it("never prints the token, only that it is set, and only header names", () => {
     const rows = mcpRows([
-      { key: "calc", value: JSON.stringify({ url: "http://h/mcp", "remote-name": "add", "auth-token": "s3cret", headers: { "X-K": "v" } }) },
+      {
+        key: "calc",
+        value: JSON.stringify({ url: "http://h/mcp", "remote-name": "add", "auth-token": "s3cret", headers: { "X-K": "v" } }),
+      },
     ]);
     expect(rows).toEqual([["calc", "http://h/mcp", "add", "auto", "(set)", "X-K"]]);
     expect(JSON.stringify(rows)).not.toContain("s3cret");
@@ -65,9 +68,12 @@ describe("mcpRows", () => {
 
 describe("tool and MCP replies", () => {
   it("joins streamed tool-service chunks in order", () => {
-    expect(joinResponses([{ error: null, response: "Why ", end_of_stream: false }, { error: null, response: "cats?", end_of_stream: true }])).toBe(
-      "Why cats?",
-    );
+    expect(
+      joinResponses([
+        { error: null, response: "Why ", end_of_stream: false },
+        { error: null, response: "cats?", end_of_stream: true },
+      ]),
+    ).toBe("Why cats?");
   });
 
   it("prints an MCP tool's text, else its object pretty, else nothing", () => {

@@ -31,8 +31,11 @@ describe("scaffoldToolService", () => {
       "vitest.config.ts",
     ]);
     for (const file of made.files) expect(read("rain-gauge", file)).not.toMatch(/\{\{\w+\}\}/);
-    expect(JSON.parse(read("rain-gauge", "package.json"))).toMatchObject({ name: "@toolmesh/rain-gauge", scripts: { start: "node dist/main.js" } });
-    expect(read("rain-gauge", "src/env.ts")).toContain("RAIN_GAUGE_TOPIC: topicNameSchema.default(\"rain-gauge\")");
+    expect(JSON.parse(read("rain-gauge", "package.json"))).toMatchObject({
+      name: "@toolmesh/rain-gauge",
+      scripts: { start: "node dist/main.js" },
+    });
+    expect(read("rain-gauge", "src/env.ts")).toContain('RAIN_GAUGE_TOPIC: topicNameSchema.default("rain-gauge")');
     expect(read("rain-gauge", "src/app.ts")).toContain("export async function buildRainGauge(runtime: ServiceRuntime, env: RainGaugeEnv)");
     expect(read("rain-gauge", "src/tool.ts")).toContain("export const rainGaugeTool = defineTool({");
   });
@@ -40,8 +43,12 @@ describe("scaffoldToolService", () => {
   it("takes the next port and refuses a topic another package's env.ts already uses", () => {
     scaffoldToolService({ name: "first", servicesDir });
     expect(scaffoldToolService({ name: "second", servicesDir }).port).toBe(FIRST_SCAFFOLD_PORT + 1);
-    expect(() => scaffoldToolService({ name: "third", servicesDir, topic: "first" })).toThrow("topic 'first' is taken by first: give another with --topic");
-    expect(() => scaffoldToolService({ name: "third", servicesDir, port: FIRST_SCAFFOLD_PORT })).toThrow(`port ${FIRST_SCAFFOLD_PORT} is taken by first`);
+    expect(() => scaffoldToolService({ name: "third", servicesDir, topic: "first" })).toThrow(
+      "topic 'first' is taken by first: give another with --topic",
+    );
+    expect(() => scaffoldToolService({ name: "third", servicesDir, port: FIRST_SCAFFOLD_PORT })).toThrow(
+      `port ${FIRST_SCAFFOLD_PORT} is taken by first`,
+    );
     expect(() => scaffoldToolService({ name: "third", servicesDir, port: ServicePorts.config })).toThrow("is taken by config");
     expect(() => scaffoldToolService({ name: "config", servicesDir })).toThrow("topic 'config' is taken by config");
     expect(existsSync(join(servicesDir, "third"))).toBe(false);

@@ -88,10 +88,6 @@ export interface BaseCommandData {
 /** The request id a broker response answers, if it is a response to a request. */
 export function responseRequestId(command: BaseCommandData): number | undefined {
   const response =
-    command.success ??
-    command.error ??
-    command.producer_success ??
-    command.partitionMetadataResponse ??
-    command.lookupTopicResponse;
+    command.success ?? command.error ?? command.producer_success ?? command.partitionMetadataResponse ?? command.lookupTopicResponse;
   return response ? toNumber(response.request_id) : undefined;
 }

@@ -170,7 +170,14 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     }
   }
 
-  private deliver(m: { id: MessageId; payload: Buffer; properties: Record<string, string>; key: string | undefined; publishTime: string; redeliveryCount: number }): void {
+  private deliver(m: {
+    id: MessageId;
+    payload: Buffer;
+    properties: Record<string, string>;
+    key: string | undefined;
+    publishTime: string;
+    redeliveryCount: number;
+  }): void {
     this.givePermits(1);
     try {
       this.onMessageCallback({

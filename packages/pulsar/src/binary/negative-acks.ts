@@ -33,19 +33,22 @@ export class NegativeAcks {
     if (this.timer || this.due.size === 0) return;
     let next = Infinity;
     for (const d of this.due.values()) next = Math.min(next, d.at);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const now = Date.now();
-      const ready: MessageId[] = [];
-      for (const [entry, d] of this.due) {
-        if (d.at <= now) {
-          ready.push(d.id);
-          this.due.delete(entry);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        const now = Date.now();
+        const ready: MessageId[] = [];
+        for (const [entry, d] of this.due) {
+          if (d.at <= now) {
+            ready.push(d.id);
+            this.due.delete(entry);
+          }
         }
-      }
-      this.redeliver(ready);
-      this.arm();
-    }, Math.max(0, next - Date.now()));
+        this.redeliver(ready);
+        this.arm();
+      },
+      Math.max(0, next - Date.now()),
+    );
     this.timer.unref();
   }
 }

@@ -23,8 +23,7 @@ export class PartitionedProducer implements ProducerChannel {
   }
 
   send(message: OutgoingMessage): Promise<string> {
-    const index =
-      message.key !== undefined ? keyHash(message.key) % this.partitions.length : this.next++ % this.partitions.length;
+    const index = message.key !== undefined ? keyHash(message.key) % this.partitions.length : this.next++ % this.partitions.length;
     return this.partitions[index]!.send(message);
   }
 

@@ -68,7 +68,9 @@ export class BinaryProducer extends ReconnectingHandle implements ProducerChanne
     if (size > limit) {
       this.nextSequenceId--;
       return Promise.reject(
-        new SendError(`message of ${message.payload.length} bytes on ${this.topic} (${size} with its metadata) exceeds the broker's limit of ${limit} bytes; not sent`),
+        new SendError(
+          `message of ${message.payload.length} bytes on ${this.topic} (${size} with its metadata) exceeds the broker's limit of ${limit} bytes; not sent`,
+        ),
       );
     }
     return new Promise<string>((resolve, reject) => {

@@ -219,11 +219,33 @@ export const BaseCommand = root.lookupType("pulsar.proto.BaseCommand");
 export const MessageMetadata = root.lookupType("pulsar.proto.MessageMetadata");
 export const SingleMessageMetadata = root.lookupType("pulsar.proto.SingleMessageMetadata");
 type CommandName =
-  | "CONNECT" | "CONNECTED" | "SUBSCRIBE" | "PRODUCER" | "SEND" | "SEND_RECEIPT" | "SEND_ERROR" | "MESSAGE" | "ACK"
-  | "FLOW" | "SUCCESS" | "ERROR" | "CLOSE_PRODUCER" | "CLOSE_CONSUMER" | "PRODUCER_SUCCESS" | "PING" | "PONG"
-  | "REDELIVER_UNACKNOWLEDGED_MESSAGES" | "PARTITIONED_METADATA" | "PARTITIONED_METADATA_RESPONSE" | "LOOKUP"
-  | "LOOKUP_RESPONSE" | "REACHED_END_OF_TOPIC" | "GET_LAST_MESSAGE_ID_RESPONSE" | "ACTIVE_CONSUMER_CHANGE"
-  | "AUTH_CHALLENGE" | "AUTH_RESPONSE";
+  | "CONNECT"
+  | "CONNECTED"
+  | "SUBSCRIBE"
+  | "PRODUCER"
+  | "SEND"
+  | "SEND_RECEIPT"
+  | "SEND_ERROR"
+  | "MESSAGE"
+  | "ACK"
+  | "FLOW"
+  | "SUCCESS"
+  | "ERROR"
+  | "CLOSE_PRODUCER"
+  | "CLOSE_CONSUMER"
+  | "PRODUCER_SUCCESS"
+  | "PING"
+  | "PONG"
+  | "REDELIVER_UNACKNOWLEDGED_MESSAGES"
+  | "PARTITIONED_METADATA"
+  | "PARTITIONED_METADATA_RESPONSE"
+  | "LOOKUP"
+  | "LOOKUP_RESPONSE"
+  | "REACHED_END_OF_TOPIC"
+  | "GET_LAST_MESSAGE_ID_RESPONSE"
+  | "ACTIVE_CONSUMER_CHANGE"
+  | "AUTH_CHALLENGE"
+  | "AUTH_RESPONSE";
 /** BaseCommand.Type numbers by name, read from the definition above (one source for the numbers). */
 export const CommandType = root.lookupEnum("pulsar.proto.BaseCommand.Type").values as Readonly<Record<CommandName, number>>;
 export const CompressionType = root.lookupEnum("pulsar.proto.CompressionType").values as Readonly<
@@ -231,12 +253,32 @@ export const CompressionType = root.lookupEnum("pulsar.proto.CompressionType").v
 >;
 /** Pulsar's ServerError enum, by number, for error messages (decoded as int32 so an unknown value never fails). */
 export const SERVER_ERRORS = [
-  "UnknownError", "MetadataError", "PersistenceError", "AuthenticationError", "AuthorizationError", "ConsumerBusy",
-  "ServiceNotReady", "ProducerBlockedQuotaExceededError", "ProducerBlockedQuotaExceededException", "ChecksumError",
-  "UnsupportedVersionError", "TopicNotFound", "SubscriptionNotFound", "ConsumerNotFound", "TooManyRequests",
-  "TopicTerminatedError", "ProducerBusy", "InvalidTopicName", "IncompatibleSchema", "ConsumerAssignError",
-  "TransactionCoordinatorNotFound", "InvalidTxnStatus", "NotAllowedError", "TransactionConflict",
-  "TransactionNotFound", "ProducerFenced",
+  "UnknownError",
+  "MetadataError",
+  "PersistenceError",
+  "AuthenticationError",
+  "AuthorizationError",
+  "ConsumerBusy",
+  "ServiceNotReady",
+  "ProducerBlockedQuotaExceededError",
+  "ProducerBlockedQuotaExceededException",
+  "ChecksumError",
+  "UnsupportedVersionError",
+  "TopicNotFound",
+  "SubscriptionNotFound",
+  "ConsumerNotFound",
+  "TooManyRequests",
+  "TopicTerminatedError",
+  "ProducerBusy",
+  "InvalidTopicName",
+  "IncompatibleSchema",
+  "ConsumerAssignError",
+  "TransactionCoordinatorNotFound",
+  "InvalidTxnStatus",
+  "NotAllowedError",
+  "TransactionConflict",
+  "TransactionNotFound",
+  "ProducerFenced",
 ] as const;
 
 export function serverErrorName(code: number | undefined): string {

@@ -118,13 +118,18 @@ export abstract class ReconnectingHandle {
    * Stops reconnecting and, when attached, tells the broker (CLOSE_PRODUCER / CLOSE_CONSUMER), waiting
    * at most CLOSE_TIMEOUT_MS for its answer: a shutdown must not hang on a broker that stopped answering.
    */
-  protected async closeOnBroker(closeCommand: (requestId: number) => object, forget: (connection: BrokerConnection) => void): Promise<void> {
+  protected async closeOnBroker(
+    closeCommand: (requestId: number) => object,
+    forget: (connection: BrokerConnection) => void,
+  ): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     const connection = this.connection;
     if (!connection || connection.closed || !this.ready) return;
-    await connection.request(`close of ${this.label}`, closeCommand, Math.min(CLOSE_TIMEOUT_MS, this.context.operationTimeoutMs)).catch(() => undefined);
+    await connection
+      .request(`close of ${this.label}`, closeCommand, Math.min(CLOSE_TIMEOUT_MS, this.context.operationTimeoutMs))
+      .catch(() => undefined);
     forget(connection);
   }
 }

@@ -83,7 +83,10 @@ export class BinaryTransport implements Transport {
   async subscribe(options: SubscribeOptions, onMessage: (message: IncomingMessage) => void): Promise<ConsumerChannel> {
     if (!options.subscription) throw new Error(`refused: subscribing to ${options.topic} needs a subscription name`);
     const partitions = await this.partitions(options.topic);
-    const settings = { receiverQueueSize: options.receiverQueueSize ?? this.options.receiverQueueSize ?? 10_000, reportedTopic: options.topic };
+    const settings = {
+      receiverQueueSize: options.receiverQueueSize ?? this.options.receiverQueueSize ?? 10_000,
+      reportedTopic: options.topic,
+    };
     const make = (name: string, partition: number) =>
       new BinaryConsumer(this.context, name, options, { ...settings, partition }, onMessage);
     if (partitions === 0) {
@@ -117,10 +120,7 @@ export class BinaryTransport implements Transport {
   }
 
   /** Starts the handles (every partition's) and keeps the channel for close(); a failed start closes them all. */
-  private async track<T extends { close(): Promise<void> }>(
-    channel: T,
-    handles: Array<{ start(): Promise<void> }>,
-  ): Promise<T> {
+  private async track<T extends { close(): Promise<void> }>(channel: T, handles: Array<{ start(): Promise<void> }>): Promise<T> {
     this.channels.add(channel);
     try {
       await Promise.all(handles.map((h) => h.start()));

@@ -120,7 +120,11 @@ export class MemoryBroker {
     const topic = this.topic(topicName);
     const stored: StoredMessage = {
       id: `${++this.sequence}:0:-1`,
-      message: { payload: Buffer.from(message.payload), properties: { ...message.properties }, ...(message.key !== undefined ? { key: message.key } : {}) },
+      message: {
+        payload: Buffer.from(message.payload),
+        properties: { ...message.properties },
+        ...(message.key !== undefined ? { key: message.key } : {}),
+      },
       publishTime: new Date().toISOString(),
       redeliveryCount: 0,
     };

@@ -54,7 +54,12 @@ async function gatedServer(maxBacklog: number) {
       return { error: null, response: `done ${String(request.arguments.i)}`, end_of_stream: true };
     },
   });
-  const caller = await RequestClient.create(callerClient, { requestTopic, responseTopic, responseSchema: ToolServiceResponse, timeoutMs: 15_000 });
+  const caller = await RequestClient.create(callerClient, {
+    requestTopic,
+    responseTopic,
+    responseSchema: ToolServiceResponse,
+    timeoutMs: 15_000,
+  });
   return { server, caller, handled, skipped, entered, release: () => open(), requestTopic };
 }
 

@@ -39,7 +39,14 @@ async function roundTrip(client: PulsarClient, name: string): Promise<Array<{ pa
 }
 
 beforeAll(async () => {
-  secured = await startSecuredBroker("binary-secured", { web: 28580, broker: 26950, tls: 26951, bookie: 23581, proxy: 26952, proxyWeb: 28581 });
+  secured = await startSecuredBroker("binary-secured", {
+    web: 28580,
+    broker: 26950,
+    tls: 26951,
+    bookie: 23581,
+    proxy: 26952,
+    proxyWeb: 28581,
+  });
 });
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));

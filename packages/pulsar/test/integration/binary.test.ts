@@ -12,7 +12,10 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   broker = await useBroker();
-  client = new PulsarClient({ ...clientOptions(broker, "binary"), logger: pino({ level: "info" }, { write: (line: string) => logs.push(line) }) });
+  client = new PulsarClient({
+    ...clientOptions(broker, "binary"),
+    logger: pino({ level: "info" }, { write: (line: string) => logs.push(line) }),
+  });
 });
 afterAll(() => client?.close());
 
@@ -93,7 +96,9 @@ describe("message size", () => {
     await client.send(topic, under);
     const over = client.send(topic, Buffer.alloc(limit - 8, 2));
     await expect(over).rejects.toBeInstanceOf(SendError);
-    await expect(over).rejects.toThrow(new RegExp(`${limit - 8} bytes on ${topic} .* exceeds the broker's limit of ${limit} bytes; not sent`));
+    await expect(over).rejects.toThrow(
+      new RegExp(`${limit - 8} bytes on ${topic} .* exceeds the broker's limit of ${limit} bytes; not sent`),
+    );
     await client.sendJson(topic, { after: "refusal" });
     await waitFor(() => received.length === 2, { timeoutMs: 30_000, description: "the message under the limit and the one after" });
     expect(received[0]!.payload.equals(under)).toBe(true);
@@ -150,14 +155,21 @@ describe("a burst from 4 clients into one service on a non-persistent topic", ()
     const callers = await Promise.all(
       Array.from({ length: 4 }, async () => {
         const pulsar = new PulsarClient(clientOptions(broker, "binary"));
-        const caller = await RequestClient.create(pulsar, { requestTopic, responseTopic, responseSchema: ToolServiceResponse, timeoutMs: 120_000 });
+        const caller = await RequestClient.create(pulsar, {
+          requestTopic,
+          responseTopic,
+          responseSchema: ToolServiceResponse,
+          timeoutMs: 120_000,
+        });
         return { pulsar, caller };
       }),
     );
     const replies = await Promise.all(
       callers.map(({ caller }, c) =>
         Promise.all(
-          Array.from({ length: 2_000 }, (_, i) => caller.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: { n: c * 10_000 + i } }))),
+          Array.from({ length: 2_000 }, (_, i) =>
+            caller.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: { n: c * 10_000 + i } })),
+          ),
         ),
       ),
     );

@@ -43,7 +43,10 @@ function serveConnection(socket: Socket): void {
           reply({ type: CommandType.PING, ping: {} });
         }
       } else if (c.type === CommandType.PARTITIONED_METADATA) {
-        reply({ type: CommandType.PARTITIONED_METADATA_RESPONSE, partitionMetadataResponse: { request_id: c.partitionMetadata!.request_id, partitions: 0 } });
+        reply({
+          type: CommandType.PARTITIONED_METADATA_RESPONSE,
+          partitionMetadataResponse: { request_id: c.partitionMetadata!.request_id, partitions: 0 },
+        });
       } else if (c.type === CommandType.LOOKUP) {
         reply({
           type: CommandType.LOOKUP_RESPONSE,
@@ -59,7 +62,11 @@ function serveConnection(socket: Socket): void {
         if (blackholes.has(toNumber(send.producer_id as number))) continue;
         reply({
           type: CommandType.SEND_RECEIPT,
-          send_receipt: { producer_id: send.producer_id, sequence_id: send.sequence_id, message_id: { ledgerId: 7, entryId: toNumber(send.sequence_id as number) } },
+          send_receipt: {
+            producer_id: send.producer_id,
+            sequence_id: send.sequence_id,
+            message_id: { ledgerId: 7, entryId: toNumber(send.sequence_id as number) },
+          },
         });
       }
     }
@@ -77,7 +84,12 @@ describe("a broker that sends what cannot be read", () => {
   it("logs it, drops the connection, connects again and works", async () => {
     const logs: Array<{ level: number; msg: string; err?: string }> = [];
     const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line)) });
-    const transport = new BinaryTransport({ serviceUrl: `pulsar://127.0.0.1:${port}`, logger, operationTimeoutMs: 20_000, keepAliveIntervalMs: 300 });
+    const transport = new BinaryTransport({
+      serviceUrl: `pulsar://127.0.0.1:${port}`,
+      logger,
+      operationTimeoutMs: 20_000,
+      keepAliveIntervalMs: 300,
+    });
     const producer = await transport.createProducer("persistent://t/ns/fake");
     expect(await producer.send({ payload: Buffer.from("hi"), properties: {} })).toBe("7:0:-1:-1");
     expect(connections.slice(0, 4)).toEqual(["garbage", "unknown-command", "silent", "good"]);
@@ -91,7 +103,9 @@ describe("a broker that sends what cannot be read", () => {
     expect(errors[0]!.err).toMatch(/command size 1000 exceeds the frame/);
     expect(transport.maxMessageSize).toBe(1024);
     // The limit CONNECTED announced is enforced before sending.
-    await expect(producer.send({ payload: Buffer.alloc(2000), properties: {} })).rejects.toThrow(/exceeds the broker's limit of 1024 bytes; not sent/);
+    await expect(producer.send({ payload: Buffer.alloc(2000), properties: {} })).rejects.toThrow(
+      /exceeds the broker's limit of 1024 bytes; not sent/,
+    );
     await transport.close();
   });
 

@@ -38,7 +38,12 @@ beforeAll(async () => {
       return Promise.resolve({ error: null, response: text.repeat(times ?? 1), end_of_stream: true });
     },
   });
-  caller = await RequestClient.create(callerClient, { requestTopic, responseTopic, responseSchema: ToolServiceResponse, timeoutMs: 20_000 });
+  caller = await RequestClient.create(callerClient, {
+    requestTopic,
+    responseTopic,
+    responseSchema: ToolServiceResponse,
+    timeoutMs: 20_000,
+  });
   sampler = setInterval(() => linkStates.push(serverClient.connected && callerClient.connected), 20);
 });
 
@@ -50,7 +55,10 @@ afterAll(async () => {
   await callerClient?.close();
 });
 
-const ask = (args: Record<string, unknown>) => caller.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: args }), { isLast: (r) => r.end_of_stream || r.error !== null });
+const ask = (args: Record<string, unknown>) =>
+  caller.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: args }), {
+    isLast: (r) => r.end_of_stream || r.error !== null,
+  });
 
 describe("messages over the broker's size limit", () => {
   it("are refused before sending, naming topic, size and limit; the same producer then sends the next one", async () => {
@@ -85,10 +93,13 @@ describe("messages over the broker's size limit", () => {
 
   it("ends a stream whose chunk is over the limit with a too-large error after the chunks that fit", async () => {
     const replies: ToolServiceResponseWire[] = [];
-    const last = await caller.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: { text: "y", chunks: [3, 7_000_000, 2] } }), {
-      isLast: (r) => r.end_of_stream || r.error !== null,
-      onReply: (r) => replies.push(r),
-    });
+    const last = await caller.request(
+      ToolServiceRequest.encode({ user: "u", config: {}, arguments: { text: "y", chunks: [3, 7_000_000, 2] } }),
+      {
+        isLast: (r) => r.end_of_stream || r.error !== null,
+        onReply: (r) => replies.push(r),
+      },
+    );
     expect(replies.map((r) => [r.response, r.error?.type ?? null])).toEqual([
       ["yyy", null],
       ["", "too-large"],
@@ -100,7 +111,9 @@ describe("messages over the broker's size limit", () => {
     const before = handled;
     const error = await ask({ text: "z".repeat(7_000_000) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MessageTooLargeError);
-    expect((error as Error).message).toMatch(new RegExp(`^a request of \\d+ bytes for ${requestTopic} exceeds the limit of ${callerClient.maxMessageSize} bytes$`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^a request of \\d+ bytes for ${requestTopic} exceeds the limit of ${callerClient.maxMessageSize} bytes$`),
+    );
     expect(caller.inFlight).toBe(0);
     expect((await ask({ text: "after" })).response).toBe("after");
     expect(handled).toBe(before + 1);

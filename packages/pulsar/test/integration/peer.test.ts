@@ -19,7 +19,11 @@ beforeAll(async () => {
 afterAll(() => client?.close());
 
 /** Runs a peer script; resolves with its stdout lines once it exits 0. */
-function runPeer(script: string, args: string[], onLine: (line: string) => void = () => {}): { child: ChildProcess; done: Promise<string[]> } {
+function runPeer(
+  script: string,
+  args: string[],
+  onLine: (line: string) => void = () => {},
+): { child: ChildProcess; done: Promise<string[]> } {
   const child = spawn(python, [resolve(PEERS, script), ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   let stderr = "";
@@ -34,7 +38,9 @@ function runPeer(script: string, args: string[], onLine: (line: string) => void 
   });
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<string[]>((resolvePromise, reject) =>
-    child.on("exit", (code) => (code === 0 ? resolvePromise(lines) : reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`)))),
+    child.on("exit", (code) =>
+      code === 0 ? resolvePromise(lines) : reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`)),
+    ),
   );
   return { child, done };
 }
@@ -49,28 +55,32 @@ describe("messages from Apache's C++ client (Python pulsar-client)", () => {
     ["SNAPPY", true],
     ["LZ4", false],
     ["NONE", true],
-  ])("arrive intact with %s compression, batching %s: payloads, properties, keys, order", async (codec, batching) => {
-    const count = 300;
-    const topic = uniqueTopic(`peer-${codec.toLowerCase()}`, { persistence: "persistent", namespace: "flow" });
-    const received: IncomingMessage[] = [];
-    const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
-      received.push(m);
-    });
-    const lines = await runPeer("produce.py", [broker.serviceUrl, topic, String(count), codec, String(batching)]).done;
-    expect(lines).toContain(`sent ${count}`);
-    await waitFor(() => received.length >= count, { timeoutMs: 20_000, description: `${count} messages` });
-    expect(received).toHaveLength(count);
-    received.forEach((m, i) => {
-      expect(m.payload.toString()).toBe(expectedPayload(i));
-      expect(m.properties).toEqual({ i: String(i), peer: "python", codec });
-      expect(m.key).toBe(`key-${i % 3}`);
-    });
-    // Batched: several messages share an entry and differ by batch index (ledger:entry:partition:index).
-    const entries = new Set(received.map((m) => m.messageId.split(":").slice(0, 2).join(":")));
-    if (batching) expect(entries.size).toBeLessThan(count);
-    else expect(entries.size).toBe(count);
-    await sub.close();
-  }, 60_000);
+  ])(
+    "arrive intact with %s compression, batching %s: payloads, properties, keys, order",
+    async (codec, batching) => {
+      const count = 300;
+      const topic = uniqueTopic(`peer-${codec.toLowerCase()}`, { persistence: "persistent", namespace: "flow" });
+      const received: IncomingMessage[] = [];
+      const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
+        received.push(m);
+      });
+      const lines = await runPeer("produce.py", [broker.serviceUrl, topic, String(count), codec, String(batching)]).done;
+      expect(lines).toContain(`sent ${count}`);
+      await waitFor(() => received.length >= count, { timeoutMs: 20_000, description: `${count} messages` });
+      expect(received).toHaveLength(count);
+      received.forEach((m, i) => {
+        expect(m.payload.toString()).toBe(expectedPayload(i));
+        expect(m.properties).toEqual({ i: String(i), peer: "python", codec });
+        expect(m.key).toBe(`key-${i % 3}`);
+      });
+      // Batched: several messages share an entry and differ by batch index (ledger:entry:partition:index).
+      const entries = new Set(received.map((m) => m.messageId.split(":").slice(0, 2).join(":")));
+      if (batching) expect(entries.size).toBeLessThan(count);
+      else expect(entries.size).toBe(count);
+      await sub.close();
+    },
+    60_000,
+  );
 
   it("acks every message of a batch, so a new consumer on the subscription gets nothing again", async () => {
     const topic = uniqueTopic("peer-acks", { persistence: "persistent", namespace: "flow" });

@@ -137,12 +137,10 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       for (const [payload, reason] of cases) {
         const id = randomUUID();
         const replies: Array<{ id: string | undefined; body: z.output<typeof ToolServiceResponse> }> = [];
-        const listener = await callerClient.subscribe(
-          { topic: responseTopic, subscription: `raw-${id}`, type: "Exclusive" },
-          async (m) => {
-            if (m.properties.id === id) replies.push({ id: m.properties.id, body: ToolServiceResponse.parse(JSON.parse(m.payload.toString())) });
-          },
-        );
+        const listener = await callerClient.subscribe({ topic: responseTopic, subscription: `raw-${id}`, type: "Exclusive" }, async (m) => {
+          if (m.properties.id === id)
+            replies.push({ id: m.properties.id, body: ToolServiceResponse.parse(JSON.parse(m.payload.toString())) });
+        });
         await callerClient.send(requestTopic, Buffer.from(payload), { id });
         await waitFor(() => replies.length === 1, { description: `error reply to ${payload}` });
         expect(replies[0]!.body.error?.type).toBe("bad-request");
@@ -194,9 +192,24 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       const request = uniqueTopic("closing", { namespace: "request" });
       const response = request.replace("/request/", "/response/");
       const pulsar = new PulsarClient(clientOptions(broker, kind));
-      const echo = await serve(serverClient, { requestTopic: request, responseTopic: response, subscription: "closing-request", requestSchema: ToolServiceRequest, errorReply, handler: async () => ({ error: null, response: "ok", end_of_stream: true }) });
-      const first = await RequestClient.create(pulsar, { requestTopic: request, responseTopic: response, responseSchema: ToolServiceResponse });
-      const second = await RequestClient.create(pulsar, { requestTopic: request, responseTopic: response, responseSchema: ToolServiceResponse });
+      const echo = await serve(serverClient, {
+        requestTopic: request,
+        responseTopic: response,
+        subscription: "closing-request",
+        requestSchema: ToolServiceRequest,
+        errorReply,
+        handler: async () => ({ error: null, response: "ok", end_of_stream: true }),
+      });
+      const first = await RequestClient.create(pulsar, {
+        requestTopic: request,
+        responseTopic: response,
+        responseSchema: ToolServiceResponse,
+      });
+      const second = await RequestClient.create(pulsar, {
+        requestTopic: request,
+        responseTopic: response,
+        responseSchema: ToolServiceResponse,
+      });
       await Promise.all([first.request(wire({})), second.request(wire({}))]);
       expect((await topicClients(webServiceUrl, request)).producers).toBe(1);
       expect((await topicClients(webServiceUrl, response)).consumers).toBe(2);
@@ -205,7 +218,9 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       expect(await second.request(wire({}))).toMatchObject({ response: "ok" });
       expect((await topicClients(webServiceUrl, response)).consumers).toBe(1);
       await second.close();
-      await waitFor(async () => (await topicClients(webServiceUrl, request)).producers === 0, { description: "the request producer to close" });
+      await waitFor(async () => (await topicClients(webServiceUrl, request)).producers === 0, {
+        description: "the request producer to close",
+      });
       expect((await topicClients(webServiceUrl, response)).consumers).toBe(0);
       await echo.close();
       await pulsar.close();

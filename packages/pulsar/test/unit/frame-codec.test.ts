@@ -4,7 +4,12 @@ import { decodeFrame, encodeCommand, encodeMetadata, encodePayloadCommand, Frame
 import { CommandType } from "../../src/binary/pulsar-api.js";
 
 const ping = encodeCommand({ type: CommandType.PING, ping: {} });
-const metadata = encodeMetadata({ producer_name: "p", sequence_id: 7, publish_time: 1_700_000_000_000, properties: [{ key: "id", value: "x" }] });
+const metadata = encodeMetadata({
+  producer_name: "p",
+  sequence_id: 7,
+  publish_time: 1_700_000_000_000,
+  properties: [{ key: "id", value: "x" }],
+});
 const send = encodePayloadCommand({ type: CommandType.SEND, send: { producer_id: 3, sequence_id: 7 } }, metadata, Buffer.from("payload"));
 
 describe("CRC32C (Castagnoli), as Pulsar checksums payloads", () => {

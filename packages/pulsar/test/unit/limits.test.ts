@@ -27,7 +27,12 @@ describe("the WebSocket transport's message size limit", () => {
   it("names topic, size and limit in its error", () => {
     const err = new MessageTooLargeError("non-persistent://tg/request/joke", 8_000_123, 6_290_432, "a request");
     expect(err.message).toBe("a request of 8000123 bytes for non-persistent://tg/request/joke exceeds the limit of 6290432 bytes");
-    expect(err).toMatchObject({ name: "MessageTooLargeError", topic: "non-persistent://tg/request/joke", size: 8_000_123, limit: 6_290_432 });
+    expect(err).toMatchObject({
+      name: "MessageTooLargeError",
+      topic: "non-persistent://tg/request/joke",
+      size: 8_000_123,
+      limit: 6_290_432,
+    });
   });
 });
 

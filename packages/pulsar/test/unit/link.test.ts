@@ -20,7 +20,12 @@ describe("ReconnectingLink writes", () => {
     server.on("connection", (socket) => socket.on("message", (data) => received.push(data.toString())));
 
     const { port } = server.address() as AddressInfo;
-    const link = new ReconnectingLink({ url: `ws://127.0.0.1:${port}`, label: "test", logger: pino({ level: "silent" }), onFrame: () => {} });
+    const link = new ReconnectingLink({
+      url: `ws://127.0.0.1:${port}`,
+      label: "test",
+      logger: pino({ level: "silent" }),
+      onFrame: () => {},
+    });
     cleanup.push(() => link.close());
     await link.start();
     // The TCP socket under the WebSocket (private; read here only to see when it writes).

@@ -44,7 +44,10 @@ describe("MemoryTransport", () => {
     const np_got: string[] = [];
     const p_got: string[] = [];
     await c.subscribe({ topic: np, subscription: "s", type: "Exclusive" }, async (m) => void np_got.push(m.payload.toString()));
-    await c.subscribe({ topic: p, subscription: "s", type: "Exclusive", initialPosition: "Earliest" }, async (m) => void p_got.push(m.payload.toString()));
+    await c.subscribe(
+      { topic: p, subscription: "s", type: "Exclusive", initialPosition: "Earliest" },
+      async (m) => void p_got.push(m.payload.toString()),
+    );
     await c.send(np, Buffer.from("seen"));
     await until(() => np_got.length === 1 && p_got.length === 1);
     expect(np_got).toEqual(["seen"]);

@@ -38,7 +38,8 @@ describe("with tracing off", () => {
     for await (const n of tracedStream("s", {}, async function* () {
       yield 1;
       yield 2;
-    })) out.push(n);
+    }))
+      out.push(n);
     expect(out).toEqual([1, 2]);
   });
 });

@@ -15,7 +15,9 @@ describe("WebSocket URLs", () => {
         type: "Shared",
         receiverQueueSize: 5000,
       }),
-    ).toBe("ws://h:8080/ws/v2/consumer/persistent/tg/flow/x/svc-request?subscriptionType=Shared&receiverQueueSize=1000&negativeAckRedeliveryDelay=1000");
+    ).toBe(
+      "ws://h:8080/ws/v2/consumer/persistent/tg/flow/x/svc-request?subscriptionType=Shared&receiverQueueSize=1000&negativeAckRedeliveryDelay=1000",
+    );
   });
 });
 

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  AgentRequest,
-  AgentResponse,
-  ToolAnnouncement,
-  ToolBinding,
-  ToolRegistryPush,
-  ToolRegistryRequest,
-} from "../../src/index.js";
+import { AgentRequest, AgentResponse, ToolAnnouncement, ToolBinding, ToolRegistryPush, ToolRegistryRequest } from "../../src/index.js";
 
 describe("agent wire", () => {
   it("decodes a minimal request with defaults, and a pinned one", () => {
@@ -73,17 +66,24 @@ describe("tool-registry wire", () => {
       parameters_schema: {},
       binding: { kind: "text-completion" },
     };
-    expect(ToolAnnouncement.safeParse({ service_id: "s", announced_at: "t", manifest: [entry] }).success).toBe(
-      false,
-    );
+    expect(ToolAnnouncement.safeParse({ service_id: "s", announced_at: "t", manifest: [entry] }).success).toBe(false);
   });
 
   it("reads binding topics in either TrustGraph form, and routes an mcp-tool binding only with both topics", () => {
-    expect(ToolBinding.parse({ kind: "tool-service", request_topic: "request:tg:joke", response_topic: "response:tg:joke" })).toMatchObject({
-      request_topic: "non-persistent://tg/request/joke",
-      response_topic: "non-persistent://tg/response/joke",
-    });
-    expect(ToolBinding.parse({ kind: "mcp-tool", mcp_tool: "calc", request_topic: "request:tg:mcp-tool-tg", response_topic: "response:tg:mcp-tool-tg" })).toEqual({
+    expect(ToolBinding.parse({ kind: "tool-service", request_topic: "request:tg:joke", response_topic: "response:tg:joke" })).toMatchObject(
+      {
+        request_topic: "non-persistent://tg/request/joke",
+        response_topic: "non-persistent://tg/response/joke",
+      },
+    );
+    expect(
+      ToolBinding.parse({
+        kind: "mcp-tool",
+        mcp_tool: "calc",
+        request_topic: "request:tg:mcp-tool-tg",
+        response_topic: "response:tg:mcp-tool-tg",
+      }),
+    ).toEqual({
       kind: "mcp-tool",
       mcp_tool: "calc",
       request_topic: "non-persistent://tg/request/mcp-tool-tg",

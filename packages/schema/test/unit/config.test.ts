@@ -38,12 +38,26 @@ describe("config wire", () => {
   });
 
   it("reads TrustGraph's forms: missing values as null, workspaces in values, empty workspace, workspace changes", () => {
-    const reply = ConfigResponse.parse({ version: 5, values: [{ type: "agent", key: "tool-index", value: null }, { workspace: "w", type: "tool", key: "k", value: "" }] });
-    expect(reply.values).toEqual([{ type: "agent", key: "tool-index", value: null }, { workspace: "w", type: "tool", key: "k", value: "" }]);
+    const reply = ConfigResponse.parse({
+      version: 5,
+      values: [
+        { type: "agent", key: "tool-index", value: null },
+        { workspace: "w", type: "tool", key: "k", value: "" },
+      ],
+    });
+    expect(reply.values).toEqual([
+      { type: "agent", key: "tool-index", value: null },
+      { workspace: "w", type: "tool", key: "k", value: "" },
+    ]);
     // TrustGraph's processors serialise every field: `workspace: ""` on a *-all-ws request, and in each value.
     const request = ConfigRequest.parse({ operation: "getkeys-all-ws", workspace: "", keys: [], type: "tool", values: [] });
     expect(request).toMatchObject({ operation: "getkeys-all-ws", workspace: "" });
-    expect(ConfigRequest.parse({ operation: "put", workspace: "w", values: [{ type: "t", key: "k", value: "v", workspace: "" }] }).values).toEqual([{ type: "t", key: "k", value: "v" }]);
-    expect(ConfigPush.parse({ version: 3, changes: {}, workspace_changes: { created: ["w"], deleted: [] } }).workspace_changes).toEqual({ created: ["w"], deleted: [] });
+    expect(
+      ConfigRequest.parse({ operation: "put", workspace: "w", values: [{ type: "t", key: "k", value: "v", workspace: "" }] }).values,
+    ).toEqual([{ type: "t", key: "k", value: "v" }]);
+    expect(ConfigPush.parse({ version: 3, changes: {}, workspace_changes: { created: ["w"], deleted: [] } }).workspace_changes).toEqual({
+      created: ["w"],
+      deleted: [],
+    });
   });
 });

@@ -23,9 +23,18 @@ describe("tool-service descriptor", () => {
       topic: "joke",
       "config-params": [{ name: "style", required: false }],
     });
-    expect(d).toEqual({ id: "joke-service", topic: "joke", requestQueue: undefined, responseQueue: undefined, configParams: [{ name: "style", required: false }] });
+    expect(d).toEqual({
+      id: "joke-service",
+      topic: "joke",
+      requestQueue: undefined,
+      responseQueue: undefined,
+      configParams: [{ name: "style", required: false }],
+    });
     // A topic name is in the system's own tenant, whichever that is.
-    expect(toolServiceTopics(d, topics)).toEqual({ requestTopic: "non-persistent://staging/request/joke", responseTopic: "non-persistent://staging/response/joke" });
+    expect(toolServiceTopics(d, topics)).toEqual({
+      requestTopic: "non-persistent://staging/request/joke",
+      responseTopic: "non-persistent://staging/response/joke",
+    });
   });
 
   it("normalises TrustGraph's form to the same thing", () => {
@@ -44,7 +53,9 @@ describe("tool-service descriptor", () => {
       requestTopic: "non-persistent://tg/request/joke",
       responseTopic: "non-persistent://tg/response/joke",
     });
-    expect(resolved({ id: "s", "request-queue": "flow:tg:jobs", "response-queue": "response:tg:jobs" }).requestTopic).toBe("persistent://tg/flow/jobs");
+    expect(resolved({ id: "s", "request-queue": "flow:tg:jobs", "response-queue": "response:tg:jobs" }).requestTopic).toBe(
+      "persistent://tg/flow/jobs",
+    );
   });
 
   it("refuses a descriptor with no topic, a request queue without a response queue, or a queue Pulsar cannot use", () => {
@@ -61,7 +72,9 @@ describe("queues named in configuration", () => {
   it("reads a persistent queue in either form and refuses a non-persistent one", () => {
     expect(PersistentQueueId.parse("flow:tg:tool-announcements")).toBe("persistent://tg/flow/tool-announcements");
     expect(PersistentQueueId.parse("persistent://tg/flow/x")).toBe("persistent://tg/flow/x");
-    expect(PersistentQueueId.safeParse("request:tg:x").error?.issues[0]?.message).toBe("must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic");
+    expect(PersistentQueueId.safeParse("request:tg:x").error?.issues[0]?.message).toBe(
+      "must be a persistent queue: flow:<tenant>:<topic> or persistent://tenant/namespace/topic",
+    );
     expect(PersistentQueueId.safeParse("x").success).toBe(false);
   });
 });
@@ -95,9 +108,18 @@ describe("tool descriptor", () => {
 
   it("lets an mcp-tool tool name another MCP-tool gateway's queues (both or neither)", () => {
     const calc = { type: "mcp-tool", name: "calc", "mcp-tool": "calculator" };
-    const routed = ToolDescriptor.parse({ ...calc, "request-queue": "request:tg:mcp-tool-tg", "response-queue": "response:tg:mcp-tool-tg" });
-    expect(routed).toMatchObject({ "request-queue": "non-persistent://tg/request/mcp-tool-tg", "response-queue": "non-persistent://tg/response/mcp-tool-tg" });
-    expect(ToolDescriptor.safeParse({ ...calc, "request-queue": "request:tg:mcp-tool-tg" }).error?.issues[0]?.message).toMatch(/both 'request-queue' and 'response-queue'/);
+    const routed = ToolDescriptor.parse({
+      ...calc,
+      "request-queue": "request:tg:mcp-tool-tg",
+      "response-queue": "response:tg:mcp-tool-tg",
+    });
+    expect(routed).toMatchObject({
+      "request-queue": "non-persistent://tg/request/mcp-tool-tg",
+      "response-queue": "non-persistent://tg/response/mcp-tool-tg",
+    });
+    expect(ToolDescriptor.safeParse({ ...calc, "request-queue": "request:tg:mcp-tool-tg" }).error?.issues[0]?.message).toMatch(
+      /both 'request-queue' and 'response-queue'/,
+    );
     expect(ToolDescriptor.safeParse({ ...calc, "request-queue": "x", "response-queue": "response:tg:y" }).success).toBe(false);
   });
 
@@ -137,9 +159,12 @@ describe("tool descriptor", () => {
 
 describe("mcp and tool-source descriptors", () => {
   it("accepts the design's mcp entry and refuses a non-http url", () => {
-    expect(
-      McpDescriptor.parse({ url: "http://host/mcp", "remote-name": "add", "auth-token": "t" }),
-    ).toMatchObject({ url: "http://host/mcp", "remote-name": "add", transport: "auto", headers: {} });
+    expect(McpDescriptor.parse({ url: "http://host/mcp", "remote-name": "add", "auth-token": "t" })).toMatchObject({
+      url: "http://host/mcp",
+      "remote-name": "add",
+      transport: "auto",
+      headers: {},
+    });
     expect(McpDescriptor.safeParse({ url: "file:///etc/passwd" }).success).toBe(false);
   });
 

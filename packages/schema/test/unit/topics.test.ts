@@ -14,8 +14,14 @@ describe("topics", () => {
 
   it("builds every topic of one system from its tenant and its mcp-tool topic name", () => {
     const topics = new TopicLayout({ tenant: "staging", mcpTool: "mcp-tool-b" });
-    expect(topics.pair("agent")).toEqual({ requestTopic: "non-persistent://staging/request/agent", responseTopic: "non-persistent://staging/response/agent" });
-    expect(topics.mcpTool).toEqual({ requestTopic: "non-persistent://staging/request/mcp-tool-b", responseTopic: "non-persistent://staging/response/mcp-tool-b" });
+    expect(topics.pair("agent")).toEqual({
+      requestTopic: "non-persistent://staging/request/agent",
+      responseTopic: "non-persistent://staging/response/agent",
+    });
+    expect(topics.mcpTool).toEqual({
+      requestTopic: "non-persistent://staging/request/mcp-tool-b",
+      responseTopic: "non-persistent://staging/response/mcp-tool-b",
+    });
     expect(topics.workspaceConfig("default")).toEqual({
       requestTopic: "non-persistent://staging/request/config:default",
       responseTopic: "non-persistent://staging/response/config:default",
@@ -45,13 +51,19 @@ describe("topics", () => {
   });
 
   it("refuses queues Pulsar could not use, naming them", () => {
-    expect(() => queueTopic("joke")).toThrow("invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name");
+    expect(() => queueTopic("joke")).toThrow(
+      "invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name",
+    );
     expect(() => queueTopic("request:tg")).toThrow(/expected class:topicspace:topic/);
-    expect(() => queueTopic("queue:tg:joke")).toThrow("invalid topic name 'queue:tg:joke': class 'queue' is not one of flow, request, response, notify");
+    expect(() => queueTopic("queue:tg:joke")).toThrow(
+      "invalid topic name 'queue:tg:joke': class 'queue' is not one of flow, request, response, notify",
+    );
     expect(() => queueTopic("__proto__:tg:joke")).toThrow(/class '__proto__' is not one of/);
     expect(() => queueTopic("request::joke")).toThrow(/topicspace and topic must be non-empty/);
     expect(() => queueTopic("request:tg:a/b")).toThrow(/no '\/'/);
-    expect(() => queueTopic("kafka://a/b/c")).toThrow("invalid topic name 'kafka://a/b/c': expected {persistent|non-persistent}://tenant/namespace/topic");
+    expect(() => queueTopic("kafka://a/b/c")).toThrow(
+      "invalid topic name 'kafka://a/b/c': expected {persistent|non-persistent}://tenant/namespace/topic",
+    );
   });
 
   it("parses full and bare topic names and refuses malformed ones", () => {

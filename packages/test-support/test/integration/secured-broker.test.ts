@@ -14,7 +14,14 @@ const refusals = () =>
   readFileSync(join(secured.broker.options.home, "logs/pulsar.log"), "utf8").split("Failed to authenticate").length - 1;
 
 beforeAll(async () => {
-  secured = await startSecuredBroker("apache-secured", { web: 28480, broker: 26850, tls: 26851, bookie: 23481, proxy: 26852, proxyWeb: 28481 });
+  secured = await startSecuredBroker("apache-secured", {
+    web: 28480,
+    broker: 26850,
+    tls: 26851,
+    bookie: 23481,
+    proxy: 26852,
+    proxyWeb: 28481,
+  });
 });
 afterAll(() => secured?.stop());
 
@@ -30,7 +37,12 @@ describe("token authentication (a broker started with a secret key)", () => {
     ["missing", () => undefined],
   ])("refuses a client whose token is %s", async (_case, token) => {
     const before = refusals();
-    const result = await apacheClient("roundtrip", { url: secured.broker.serviceUrl, token: token(), topic: topic("refused"), timeoutMs: 3_000 }).result;
+    const result = await apacheClient("roundtrip", {
+      url: secured.broker.serviceUrl,
+      token: token(),
+      topic: topic("refused"),
+      timeoutMs: 3_000,
+    }).result;
     expect(result.ok).toBe(false);
     expect(result.received).toBeUndefined();
     // The C++ client reports a refused CONNECT as a timeout; the broker's log says why.
@@ -75,7 +87,12 @@ describe("the Pulsar proxy in front of the broker", () => {
   });
 
   it("refuses a foreign token at the proxy too", async () => {
-    const result = await apacheClient("roundtrip", { url: secured.proxy.serviceUrl, token: foreignToken(), topic: topic("proxy-refused"), timeoutMs: 3_000 }).result;
+    const result = await apacheClient("roundtrip", {
+      url: secured.proxy.serviceUrl,
+      token: foreignToken(),
+      topic: topic("proxy-refused"),
+      timeoutMs: 3_000,
+    }).result;
     expect(result.ok).toBe(false);
   });
 });

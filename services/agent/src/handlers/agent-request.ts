@@ -16,7 +16,15 @@ export interface AgentHandlerDeps {
 export const NO_LLM_MESSAGE = "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service";
 
 function errorReply(message: string, runId: string | null, revision: number | null): Reply {
-  return { message_type: "error", content: message, end_of_message: true, end_of_dialog: true, error: { type: ErrorType.agentError, message }, run_id: runId, catalog_revision: revision };
+  return {
+    message_type: "error",
+    content: message,
+    end_of_message: true,
+    end_of_dialog: true,
+    error: { type: ErrorType.agentError, message },
+    run_id: runId,
+    catalog_revision: revision,
+  };
 }
 
 /**

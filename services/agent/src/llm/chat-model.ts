@@ -46,7 +46,11 @@ export class OpenAiChatModel implements ChatModel {
 
   /** One chat completion in an `llm chat` span: the model and counts, never the messages. */
   complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
-    const attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": this.options.model, "toolmesh.llm.tools_offered": tools?.length ?? 0 };
+    const attributes = {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": this.options.model,
+      "toolmesh.llm.tools_offered": tools?.length ?? 0,
+    };
     return traced("llm chat", { kind: SpanKind.CLIENT, attributes }, async (scope) => {
       const completion = await this.ask(messages, tools);
       scope.set({ "toolmesh.llm.tool_calls": completion.toolCalls.length });
@@ -60,7 +64,12 @@ export class OpenAiChatModel implements ChatModel {
         model: this.options.model,
         messages: messages.map(toOpenAi),
         ...(tools && tools.length > 0
-          ? { tools: tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+          ? {
+              tools: tools.map((t) => ({
+                type: "function" as const,
+                function: { name: t.name, description: t.description, parameters: t.parameters },
+              })),
+            }
           : {}),
       },
       // The model server continues the trace if it traces too.
@@ -81,7 +90,13 @@ function toOpenAi(message: ChatMessage): OpenAI.Chat.Completions.ChatCompletionM
       role: "assistant",
       content: message.content,
       ...(message.tool_calls?.length
-        ? { tool_calls: message.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+        ? {
+            tool_calls: message.tool_calls.map((c) => ({
+              id: c.id,
+              type: "function" as const,
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
         : {}),
     };
   }

@@ -11,6 +11,10 @@ export function openRunStore(
   env: { DATABASE_URL?: string | undefined; DATABASE_POOL_MAX: number; DATABASE_CONNECT_TIMEOUT_S: number; AGENT_DATA_DIR: string },
   instanceId: string,
 ): Promise<RunStore> {
-  if (env.DATABASE_URL) return PostgresRunStore.open(env.DATABASE_URL, instanceId, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
+  if (env.DATABASE_URL)
+    return PostgresRunStore.open(env.DATABASE_URL, instanceId, {
+      max: env.DATABASE_POOL_MAX,
+      connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
+    });
   return Promise.resolve(SqliteRunStore.open(env.AGENT_DATA_DIR, instanceId));
 }

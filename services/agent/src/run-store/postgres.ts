@@ -68,10 +68,13 @@ export class PostgresRunStore implements RunStore {
 
   async retire(now = Date.now()): Promise<OrphanedRun[]> {
     return this.sql.begin(async (tx) => {
-      const running = await tx<Array<{ run_id: string }>>`SELECT run_id FROM agent_runs WHERE status = 'running' AND instance_id = ${this.instanceId}`;
+      const running = await tx<
+        Array<{ run_id: string }>
+      >`SELECT run_id FROM agent_runs WHERE status = 'running' AND instance_id = ${this.instanceId}`;
       const reason = instanceGoneReason(this.instanceId, null);
       const done: OrphanedRun[] = [];
-      for (const { run_id } of running) if (await fail(tx, run_id, reason, now)) done.push({ run_id, instance_id: this.instanceId, reason });
+      for (const { run_id } of running)
+        if (await fail(tx, run_id, reason, now)) done.push({ run_id, instance_id: this.instanceId, reason });
       await tx`DELETE FROM agent_instances WHERE instance_id = ${this.instanceId}`;
       return done;
     });
@@ -103,7 +106,15 @@ export class PostgresRunStore implements RunStore {
     return {
       ...run,
       tools_offered: JSON.parse(run.tools_offered) as string[],
-      steps: steps.map((s) => ({ seq: s.seq, kind: s.kind, content: s.content, tool: s.tool, arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null, at: s.at, duration_ms: s.duration_ms })),
+      steps: steps.map((s) => ({
+        seq: s.seq,
+        kind: s.kind,
+        content: s.content,
+        tool: s.tool,
+        arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null,
+        at: s.at,
+        duration_ms: s.duration_ms,
+      })),
     };
   }
 

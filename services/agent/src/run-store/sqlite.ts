@@ -47,7 +47,9 @@ export class SqliteRunStore implements RunStore {
 
   async heartbeat(now = Date.now()): Promise<void> {
     this.db
-      .prepare("INSERT INTO instances (instance_id, started_at, heartbeat_at) VALUES (?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at")
+      .prepare(
+        "INSERT INTO instances (instance_id, started_at, heartbeat_at) VALUES (?, ?, ?) ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+      )
       .run(this.instanceId, new Date(now).toISOString(), now);
   }
 
@@ -57,28 +59,38 @@ export class SqliteRunStore implements RunStore {
    * each run changes only while still `running`, so instances reaping at once fail a run once.
    */
   async failOrphanedRuns(staleBefore: number, now = Date.now()): Promise<OrphanedRun[]> {
-    return this.db.transaction(() => {
-      const orphans = this.db
-        .prepare(
-          `SELECT r.run_id, r.instance_id, i.heartbeat_at FROM runs r LEFT JOIN instances i ON i.instance_id = r.instance_id
+    return this.db
+      .transaction(() => {
+        const orphans = this.db
+          .prepare(
+            `SELECT r.run_id, r.instance_id, i.heartbeat_at FROM runs r LEFT JOIN instances i ON i.instance_id = r.instance_id
            WHERE r.status = 'running' AND r.instance_id IS NOT ? AND (i.heartbeat_at IS NULL OR i.heartbeat_at < ?)`,
-        )
-        .all(this.instanceId, staleBefore) as Array<{ run_id: string; instance_id: string | null; heartbeat_at: number | null }>;
-      const failed = orphans.map((o) => ({ run_id: o.run_id, instance_id: o.instance_id, reason: instanceGoneReason(o.instance_id, o.heartbeat_at) }));
-      const done = failed.filter((run) => this.fail(run.run_id, run.reason, now));
-      this.db.prepare("DELETE FROM instances WHERE instance_id IS NOT ? AND heartbeat_at < ?").run(this.instanceId, staleBefore);
-      return done;
-    }).immediate();
+          )
+          .all(this.instanceId, staleBefore) as Array<{ run_id: string; instance_id: string | null; heartbeat_at: number | null }>;
+        const failed = orphans.map((o) => ({
+          run_id: o.run_id,
+          instance_id: o.instance_id,
+          reason: instanceGoneReason(o.instance_id, o.heartbeat_at),
+        }));
+        const done = failed.filter((run) => this.fail(run.run_id, run.reason, now));
+        this.db.prepare("DELETE FROM instances WHERE instance_id IS NOT ? AND heartbeat_at < ?").run(this.instanceId, staleBefore);
+        return done;
+      })
+      .immediate();
   }
 
   async retire(now = Date.now()): Promise<OrphanedRun[]> {
-    return this.db.transaction(() => {
-      const running = this.db.prepare("SELECT run_id FROM runs WHERE status = 'running' AND instance_id = ?").all(this.instanceId) as Array<{ run_id: string }>;
-      const reason = instanceGoneReason(this.instanceId, null);
-      const done = running.filter(({ run_id }) => this.fail(run_id, reason, now));
-      this.db.prepare("DELETE FROM instances WHERE instance_id = ?").run(this.instanceId);
-      return done.map(({ run_id }) => ({ run_id, instance_id: this.instanceId, reason }));
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const running = this.db
+          .prepare("SELECT run_id FROM runs WHERE status = 'running' AND instance_id = ?")
+          .all(this.instanceId) as Array<{ run_id: string }>;
+        const reason = instanceGoneReason(this.instanceId, null);
+        const done = running.filter(({ run_id }) => this.fail(run_id, reason, now));
+        this.db.prepare("DELETE FROM instances WHERE instance_id = ?").run(this.instanceId);
+        return done.map(({ run_id }) => ({ run_id, instance_id: this.instanceId, reason }));
+      })
+      .immediate();
   }
 
   async begin(run: NewRun): Promise<void> {
@@ -86,7 +98,16 @@ export class SqliteRunStore implements RunStore {
       .prepare(
         "INSERT INTO runs (run_id, user, question, catalog_revision, catalog_hash, tools_offered, status, started_at, instance_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
       )
-      .run(run.run_id, run.user, run.question, run.catalog_revision, run.catalog_hash, JSON.stringify(run.tools_offered), new Date().toISOString(), this.instanceId);
+      .run(
+        run.run_id,
+        run.user,
+        run.question,
+        run.catalog_revision,
+        run.catalog_hash,
+        JSON.stringify(run.tools_offered),
+        new Date().toISOString(),
+        this.instanceId,
+      );
   }
 
   async step(runId: string, step: NewStep): Promise<void> {
@@ -114,7 +135,13 @@ export class SqliteRunStore implements RunStore {
     const answered = "answer" in outcome;
     this.db
       .prepare("UPDATE runs SET status = ?, finished_at = ?, answer = ?, error = ? WHERE run_id = ? AND status = 'running'")
-      .run(answered ? "answered" : "failed", new Date().toISOString(), answered ? outcome.answer : null, answered ? null : outcome.error, runId);
+      .run(
+        answered ? "answered" : "failed",
+        new Date().toISOString(),
+        answered ? outcome.answer : null,
+        answered ? null : outcome.error,
+        runId,
+      );
   }
 
   /** Fails a run still running, with an error step; false when it had already finished. */
@@ -127,17 +154,28 @@ export class SqliteRunStore implements RunStore {
   }
 
   async get(runId: string): Promise<AgentRun | null> {
-    const run = this.db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as (AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null }) | undefined;
+    const run = this.db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as
+      (AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null }) | undefined;
     if (!run) return null;
-    const steps = (this.db.prepare("SELECT * FROM steps WHERE run_id = ? ORDER BY seq").all(runId) as Array<AgentRunStep & { arguments: string | null }>).map(
-      (s) => ({ seq: s.seq, kind: s.kind, content: s.content, tool: s.tool, arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null, at: s.at, duration_ms: s.duration_ms }),
-    );
+    const steps = (
+      this.db.prepare("SELECT * FROM steps WHERE run_id = ? ORDER BY seq").all(runId) as Array<AgentRunStep & { arguments: string | null }>
+    ).map((s) => ({
+      seq: s.seq,
+      kind: s.kind,
+      content: s.content,
+      tool: s.tool,
+      arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null,
+      at: s.at,
+      duration_ms: s.duration_ms,
+    }));
     return { ...run, tools_offered: JSON.parse(run.tools_offered) as string[], steps };
   }
 
   async list(limit: number): Promise<AgentRunSummary[]> {
     return this.db
-      .prepare("SELECT run_id, user, question, catalog_revision, catalog_hash, status, started_at, finished_at FROM runs ORDER BY started_at DESC LIMIT ?")
+      .prepare(
+        "SELECT run_id, user, question, catalog_revision, catalog_hash, status, started_at, finished_at FROM runs ORDER BY started_at DESC LIMIT ?",
+      )
       .all(limit) as AgentRunSummary[];
   }
 

@@ -20,7 +20,8 @@ export interface NewRun {
 
 /** Why a run of a gone instance failed; `lastHeartbeat` (ms) when the instance is still on record. */
 export function instanceGoneReason(instanceId: string | null, lastHeartbeat: number | null): string {
-  if (instanceId === null) return "the agent instance running it stopped before the run finished (run recorded before instances were tracked)";
+  if (instanceId === null)
+    return "the agent instance running it stopped before the run finished (run recorded before instances were tracked)";
   const since = lastHeartbeat === null ? "" : ` (last heartbeat ${new Date(lastHeartbeat).toISOString()})`;
   return `agent instance ${instanceId} stopped before the run finished${since}`;
 }

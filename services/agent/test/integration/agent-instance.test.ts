@@ -25,7 +25,9 @@ afterAll(() => system.stop());
 describe("an agent instance killed mid-run", () => {
   it("leaves a run that the next agent process marks failed, with the reason, readable on agent-runs", async () => {
     system.llm.script(QUESTION, [() => new Promise(() => {})]);
-    const asking = system.agentClient.request({ question: QUESTION, user: "alice", streaming: true }, { isLast: (r) => r.end_of_dialog, timeoutMs: 60_000 }).catch((err: unknown) => err);
+    const asking = system.agentClient
+      .request({ question: QUESTION, user: "alice", streaming: true }, { isLast: (r) => r.end_of_dialog, timeoutMs: 60_000 })
+      .catch((err: unknown) => err);
     await waitFor(() => system.llm.requestsFor(QUESTION).length > 0, { description: "the run to reach the LLM" });
     const run = (await system.runs.request({ operation: "list" })).runs.find((r) => r.question === QUESTION)!;
     expect(run.status).toBe("running");

@@ -28,8 +28,17 @@ describe("agent over the catalog, native tool calling", () => {
     expect(new Set(messages.map((m) => m.catalog_revision))).toEqual(new Set([revision1]));
 
     const run = await system.run(messages[2]!.run_id!);
-    expect(run).toMatchObject({ status: "answered", user: "alice", question: "Tell me a cat pun", catalog_revision: revision1, answer: `Here you go: ${PUN_CATS}`, tools_offered: ["tell-pun"] });
-    expect(run.steps.filter((s) => s.kind === "tool-call")).toEqual([expect.objectContaining({ tool: "tell-pun", arguments: { topic: "cats" } })]);
+    expect(run).toMatchObject({
+      status: "answered",
+      user: "alice",
+      question: "Tell me a cat pun",
+      catalog_revision: revision1,
+      answer: `Here you go: ${PUN_CATS}`,
+      tools_offered: ["tell-pun"],
+    });
+    expect(run.steps.filter((s) => s.kind === "tool-call")).toEqual([
+      expect.objectContaining({ tool: "tell-pun", arguments: { topic: "cats" } }),
+    ]);
     const revision = await system.registry.request({ operation: "get-revision", revision_number: run.catalog_revision });
     expect(revision.revision?.content_hash).toBe(run.catalog_hash);
     expect(offered(system.llm.requestsFor("Tell me a cat pun")[0])).toEqual(revision.revision!.tools.map((t) => t.name).sort());
@@ -70,7 +79,12 @@ describe("agent over the catalog, native tool calling", () => {
 
   it("runs several tool calls of one turn, and reports each observation", async () => {
     system.llm.script("Two jokes about cats", [
-      { tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }, { name: "tell-dad-joke", arguments: { topic: "cats" } }] },
+      {
+        tool_calls: [
+          { name: "tell-pun", arguments: { topic: "cats" } },
+          { name: "tell-dad-joke", arguments: { topic: "cats" } },
+        ],
+      },
       { content: "both told" },
     ]);
     const messages = await system.ask("Two jokes about cats");
@@ -80,7 +94,10 @@ describe("agent over the catalog, native tool calling", () => {
   it("turns bad arguments into an observation the model reads and corrects", async () => {
     system.llm.script("Pun with bad arguments", [
       { tool_calls: [{ name: "tell-pun", arguments: { subject: "cats" } }] },
-      (r) => (lastTool(r).includes("invalid arguments for tell-pun") ? { tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] } : { content: "never validated" }),
+      (r) =>
+        lastTool(r).includes("invalid arguments for tell-pun")
+          ? { tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] }
+          : { content: "never validated" },
       (r) => ({ content: `fixed: ${lastTool(r)}` }),
     ]);
     const messages = await system.ask("Pun with bad arguments");
@@ -91,7 +108,10 @@ describe("agent over the catalog, native tool calling", () => {
   });
 
   it("reports a tool service that is down as a timeout observation, and still finishes", async () => {
-    await system.putTools({ sleepy: jokeTool("sleepy", "pun", "sleepy-service") }, { "sleepy-service": { id: "sleepy-service", topic: "nobody-serves-this" } });
+    await system.putTools(
+      { sleepy: jokeTool("sleepy", "pun", "sleepy-service") },
+      { "sleepy-service": { id: "sleepy-service", topic: "nobody-serves-this" } },
+    );
     system.llm.script("Ask the sleepy tool", [
       { tool_calls: [{ name: "sleepy", arguments: { topic: "x" } }] },
       (r) => ({ content: `the tool is down (${lastTool(r).slice(0, 40)})` }),
@@ -103,16 +123,25 @@ describe("agent over the catalog, native tool calling", () => {
   });
 
   it("ends a run that never answers at the iteration limit with a clear error", async () => {
-    system.llm.script("Loop forever", Array.from({ length: 12 }, () => ({ tool_calls: [{ name: "tell-pun", arguments: { topic: "loops" } }] })));
+    system.llm.script(
+      "Loop forever",
+      Array.from({ length: 12 }, () => ({ tool_calls: [{ name: "tell-pun", arguments: { topic: "loops" } }] })),
+    );
     const messages = await system.ask("Loop forever");
-    expect(messages.at(-1)).toMatchObject({ message_type: "error", content: "stopped after 10 iterations without a final answer (AGENT_MAX_ITERATIONS)" });
+    expect(messages.at(-1)).toMatchObject({
+      message_type: "error",
+      content: "stopped after 10 iterations without a final answer (AGENT_MAX_ITERATIONS)",
+    });
     expect((await system.run(messages.at(-1)!.run_id!)).status).toBe("failed");
   });
 
   it("sends only the answer when not streaming", async () => {
     system.llm.script("Quiet pun", [{ tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] }, { content: "done quietly" }]);
     const replies: string[] = [];
-    await system.agentClient.request({ question: "Quiet pun", streaming: false }, { isLast: (r) => r.end_of_dialog, onReply: (r) => replies.push(r.message_type) });
+    await system.agentClient.request(
+      { question: "Quiet pun", streaming: false },
+      { isLast: (r) => r.end_of_dialog, onReply: (r) => replies.push(r.message_type) },
+    );
     expect(replies).toEqual(["answer"]);
   });
 

@@ -33,7 +33,10 @@ describe("agent in ReAct text mode", () => {
   it("tells the model when its reply is in neither form, and lets it try again", async () => {
     system.llm.script("Unclear reply", [{ content: "hmm, maybe 4?" }, { content: "Thought: format fixed\nFinal Answer: 4" }]);
     const messages = await system.ask("Unclear reply");
-    expect(messages[0]).toMatchObject({ message_type: "observation", content: expect.stringMatching(/could not be read: expected 'Action:'/) });
+    expect(messages[0]).toMatchObject({
+      message_type: "observation",
+      content: expect.stringMatching(/could not be read: expected 'Action:'/),
+    });
     expect(messages.at(-1)).toMatchObject({ message_type: "answer", content: "4" });
   });
 });
@@ -43,7 +46,11 @@ describe("agent with no LLM configured", () => {
     await system.replaceAgent({});
     const messages = await system.ask("Anyone there?");
     expect(messages).toEqual([
-      expect.objectContaining({ message_type: "error", content: "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service", end_of_dialog: true }),
+      expect.objectContaining({
+        message_type: "error",
+        content: "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service",
+        end_of_dialog: true,
+      }),
     ]);
     expect((await fetch(`${system.agent.url}/readyz`)).status).toBe(200);
     expect((await system.registry.request({ operation: "current" })).revision?.tools.map((t) => t.name)).toEqual(["tell-one-liner"]);

@@ -2,7 +2,17 @@ import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
-import { type ChatRequest, ServiceProcess, ensureTenant, totalClients, useBroker, waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
+import {
+  type ChatRequest,
+  ServiceProcess,
+  ensureTenant,
+  totalClients,
+  useBroker,
+  waitFor,
+  requestTopic,
+  responseTopic,
+  testTopics,
+} from "@toolmesh/test-support";
 import { AgentSystem, jokeTool } from "./system.js";
 
 // Issue 12, items 2 and 6 in the agent's tool invoker: clients of tool topics are released after idling and
@@ -21,19 +31,32 @@ const OTHER = `${testTopics().tenant}-b`;
 let webServiceUrl: string;
 let tools: ServiceRuntime;
 let theirJokes: ServiceProcess;
-const lastTools = (r: ChatRequest) => r.messages.filter((m) => m.role === "tool").map((m) => m.content).join(" | ");
+const lastTools = (r: ChatRequest) =>
+  r.messages
+    .filter((m) => m.role === "tool")
+    .map((m) => m.content)
+    .join(" | ");
 
 /** The agent's side on the echo topics: producers of requests and consumers of replies. */
 async function agentClients() {
-  const requests = await totalClients(webServiceUrl, echoes.map((e) => requestTopic(e.topic)));
-  const responses = await totalClients(webServiceUrl, echoes.map((e) => responseTopic(e.topic)));
+  const requests = await totalClients(
+    webServiceUrl,
+    echoes.map((e) => requestTopic(e.topic)),
+  );
+  const responses = await totalClients(
+    webServiceUrl,
+    echoes.map((e) => responseTopic(e.topic)),
+  );
   return { producers: requests.producers, consumers: responses.consumers };
 }
 const settlesAt = (count: number, description: string) =>
-  waitFor(async () => {
-    const now = await agentClients();
-    return now.producers === count && now.consumers === count;
-  }, { timeoutMs: 20_000, intervalMs: 250, description });
+  waitFor(
+    async () => {
+      const now = await agentClients();
+      return now.producers === count && now.consumers === count;
+    },
+    { timeoutMs: 20_000, intervalMs: 250, description },
+  );
 
 async function askAllEchoes(question: string) {
   system.llm.script(question, [
@@ -47,18 +70,32 @@ async function askAllEchoes(question: string) {
 beforeAll(async () => {
   ({ webServiceUrl } = await useBroker());
   await system.start({ AGENT_TOOL_CLIENT_IDLE_MS: "1000" });
-  tools = new ServiceRuntime({ name: "echo-tools", env: parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, HTTP_PORT: "0" }), logger: pino({ level: "silent" }) });
+  tools = new ServiceRuntime({
+    name: "echo-tools",
+    env: parseEnv(BaseEnv, { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, HTTP_PORT: "0" }),
+    logger: pino({ level: "silent" }),
+  });
   for (const echo of echoes) await echo.start(tools, { announce: false });
   await ensureTenant(webServiceUrl, OTHER);
-  theirJokes = await ServiceProcess.start({ service: "joke-service", env: { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" } });
+  theirJokes = await ServiceProcess.start({
+    service: "joke-service",
+    env: { PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" },
+  });
   await system.putTools(
     {
-      ...Object.fromEntries(echoes.map((e) => [e.id, { type: "tool-service", name: e.id, service: e.id, arguments: [{ name: "topic", type: "string" }] }])),
+      ...Object.fromEntries(
+        echoes.map((e) => [e.id, { type: "tool-service", name: e.id, service: e.id, arguments: [{ name: "topic", type: "string" }] }]),
+      ),
       "their-pun": jokeTool("their-pun", "pun", "their-jokes"),
     },
     {
       ...Object.fromEntries(echoes.map((e) => [e.id, { id: e.id, topic: e.topic }])),
-      "their-jokes": { id: "their-jokes", "request-queue": `non-persistent://${OTHER}/request/joke`, "response-queue": `non-persistent://${OTHER}/response/joke`, "config-params": ["style"] },
+      "their-jokes": {
+        id: "their-jokes",
+        "request-queue": `non-persistent://${OTHER}/request/joke`,
+        "response-queue": `non-persistent://${OTHER}/response/joke`,
+        "config-params": ["style"],
+      },
     },
   );
 }, 180_000);
@@ -84,7 +121,10 @@ describe("the agent's tool-service clients", () => {
   });
 
   it("refuse a binding into another tenant: the model reads why, the other system gets nothing", async () => {
-    system.llm.script("Tell me their pun", [{ tool_calls: [{ name: "their-pun", arguments: { topic: "cats" } }] }, (r) => ({ content: lastTools(r) })]);
+    system.llm.script("Tell me their pun", [
+      { tool_calls: [{ name: "their-pun", arguments: { topic: "cats" } }] },
+      (r) => ({ content: lastTools(r) }),
+    ]);
     const messages = await system.ask("Tell me their pun");
     expect(messages.map((m) => m.message_type)).toEqual(["thought", "observation", "answer"]);
     expect(messages[1]!.content).toBe(

@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, AgentRunsResponse, ConfigResponse, ToolRegistryResponse } from "@toolmesh/schema";
-import { ScriptedLlm, ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
+import {
+  ScriptedLlm,
+  ServiceProcess,
+  useBroker,
+  waitFor,
+  brokerEnv,
+  clientOptions,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/test-support";
 
 /** config + joke-service + tool-registry + agent as processes, an LLM script, and clients for each. */
 export class AgentSystem {
@@ -40,8 +49,17 @@ export class AgentSystem {
       ...agentEnv,
     });
     this.pulsar = new PulsarClient(clientOptions(broker));
-    const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S, timeoutMs = 20_000) =>
-      RequestClient.create(this.pulsar, { requestTopic: requestTopic(name), responseTopic: responseTopic(name), responseSchema, timeoutMs });
+    const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(
+      name: string,
+      responseSchema: S,
+      timeoutMs = 20_000,
+    ) =>
+      RequestClient.create(this.pulsar, {
+        requestTopic: requestTopic(name),
+        responseTopic: responseTopic(name),
+        responseSchema,
+        timeoutMs,
+      });
     this.config = await client("config", ConfigResponse);
     this.registry = await client("tool-registry", ToolRegistryResponse);
     this.agentClient = await client("agent", AgentResponse, 30_000);
@@ -68,11 +86,14 @@ export class AgentSystem {
     const put = await this.config.request({ operation: "put", values });
     if (put.error) throw new Error(put.error.message);
     const names = Object.values(tools).map((t) => (t as { name: string }).name);
-    const revision = await waitFor(async () => {
-      const reply = await this.registry.request({ operation: "current" });
-      const have = new Set(reply.revision?.tools.map((t) => t.name));
-      return names.every((n) => have.has(n)) ? reply.revision : undefined;
-    }, { timeoutMs: 15_000, description: `registry revision with ${names.join(", ")}` });
+    const revision = await waitFor(
+      async () => {
+        const reply = await this.registry.request({ operation: "current" });
+        const have = new Set(reply.revision?.tools.map((t) => t.name));
+        return names.every((n) => have.has(n)) ? reply.revision : undefined;
+      },
+      { timeoutMs: 15_000, description: `registry revision with ${names.join(", ")}` },
+    );
     return revision.revision_number;
   }
 

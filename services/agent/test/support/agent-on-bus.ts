@@ -19,7 +19,11 @@ export async function agentOnBus({ withLlm = true } = {}) {
   const bus = new MemoryBus();
   await FakeToolRegistry.start(bus, [shoutRevision]);
   await new Shouter().start(bus.runtime("shouter", BaseEnv.parse({ HTTP_PORT: "0" })), { announce: false });
-  const env = loadEnv({ HTTP_PORT: "0", AGENT_DATA_DIR: dataDir, ...(withLlm ? { OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" } : {}) });
+  const env = loadEnv({
+    HTTP_PORT: "0",
+    AGENT_DATA_DIR: dataDir,
+    ...(withLlm ? { OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" } : {}),
+  });
   await buildAgent(bus.runtime("agent", env), env);
   const agent = await bus.requester(ServiceName.agent, AgentResponse, 10_000);
   const runs = await bus.requester(ServiceName.agentRuns, AgentRunsResponse);

@@ -42,7 +42,10 @@ describe("agent errors on the in-memory bus", () => {
 
   it("answers agent-runs reads it cannot serve with bad-request and not-found", async () => {
     expect((await agent.runs({ operation: "get" })).error).toEqual({ type: "bad-request", message: "'get' needs a run_id" });
-    expect((await agent.runs({ operation: "get", run_id: "no-such-run" })).error).toEqual({ type: "not-found", message: "no agent run 'no-such-run'" });
+    expect((await agent.runs({ operation: "get", run_id: "no-such-run" })).error).toEqual({
+      type: "not-found",
+      message: "no agent run 'no-such-run'",
+    });
   });
 });
 
@@ -51,7 +54,9 @@ describe("agent with no LLM configured", () => {
     const unconfigured = await agentOnBus({ withLlm: false });
     try {
       const replies = await unconfigured.ask({ question: "hello?", streaming: true });
-      expect(replies).toEqual([expect.objectContaining({ message_type: "error", end_of_dialog: true, error: { type: "agent-error", message: NO_LLM_MESSAGE } })]);
+      expect(replies).toEqual([
+        expect.objectContaining({ message_type: "error", end_of_dialog: true, error: { type: "agent-error", message: NO_LLM_MESSAGE } }),
+      ]);
     } finally {
       await unconfigured.close();
     }

@@ -27,7 +27,15 @@ describe("agent on the in-memory bus", () => {
 
     const { run, error } = await agent.runs({ operation: "get", run_id: runId });
     expect(error).toBeNull();
-    expect(run).toMatchObject({ run_id: runId, user: "alice", question: "shout hello", status: "answered", answer: "It says HELLO!", catalog_revision: 3, tools_offered: ["shout"] });
+    expect(run).toMatchObject({
+      run_id: runId,
+      user: "alice",
+      question: "shout hello",
+      status: "answered",
+      answer: "It says HELLO!",
+      catalog_revision: 3,
+      tools_offered: ["shout"],
+    });
     expect(run!.steps.map((s) => s.kind)).toEqual(["thought", "tool-call", "observation", "answer"]);
     expect(run!.steps[1]).toMatchObject({ tool: "shout", arguments: { text: "hello" } });
     expect((await agent.runs({ operation: "list" })).runs.map((r) => r.run_id)).toContain(runId);
@@ -37,7 +45,13 @@ describe("agent on the in-memory bus", () => {
     agent.llm.script("shout quietly", [{ tool_calls: [{ name: "shout", arguments: { text: "quiet" } }] }, { content: "It says QUIET!" }]);
     const replies = await agent.ask({ question: "shout quietly", catalog_revision: 3 });
     expect(replies).toHaveLength(1);
-    expect(replies[0]).toMatchObject({ message_type: "answer", content: "It says QUIET!", end_of_dialog: true, catalog_revision: 3, error: null });
+    expect(replies[0]).toMatchObject({
+      message_type: "answer",
+      content: "It says QUIET!",
+      end_of_dialog: true,
+      catalog_revision: 3,
+      error: null,
+    });
   });
 
   it("offers only the tools of the requested groups", async () => {

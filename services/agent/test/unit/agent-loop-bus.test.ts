@@ -57,7 +57,14 @@ describe("AgentLoop on the in-memory bus", () => {
       { content: "It says HI!", toolCalls: [] },
     ]);
     const loop = new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
-    await store.begin({ run_id: "r1", user: "alice", question: "shout hi", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    await store.begin({
+      run_id: "r1",
+      user: "alice",
+      question: "shout hi",
+      catalog_revision: 3,
+      catalog_hash: "h3",
+      tools_offered: ["shout"],
+    });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r1", user: "alice", question: "shout hi", revision })) events.push(event);
 
@@ -76,7 +83,14 @@ describe("AgentLoop on the in-memory bus", () => {
   });
 
   it("ends the run with an error event when the model fails, and records it", async () => {
-    const loop = new AgentLoop({ model: new ScriptedModel([]), invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+    const loop = new AgentLoop({
+      model: new ScriptedModel([]),
+      invoker,
+      store,
+      mode: "native",
+      maxIterations: 5,
+      logger: pino({ level: "silent" }),
+    });
     await store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
@@ -94,15 +108,34 @@ describe("ToolInvoker and MCP-tool gateways", () => {
       subscription: `${label}-request`,
       requestSchema: McpToolRequest,
       errorReply: (error): McpToolResponse => ({ error, text: null, object: null }),
-      handler: async (req): Promise<McpToolResponse> => ({ error: null, text: `${label}: ${req.name} ${JSON.stringify(req.parameters)}`, object: null }),
+      handler: async (req): Promise<McpToolResponse> => ({
+        error: null,
+        text: `${label}: ${req.name} ${JSON.stringify(req.parameters)}`,
+        object: null,
+      }),
     });
-  const tool = (binding: CatalogTool["binding"]): CatalogTool => ({ tool_id: "echo", name: "echo", description: "", parameters_schema: { type: "object" }, binding, source: "config", content_hash: "e" });
+  const tool = (binding: CatalogTool["binding"]): CatalogTool => ({
+    tool_id: "echo",
+    name: "echo",
+    description: "",
+    parameters_schema: { type: "object" },
+    binding,
+    source: "config",
+    content_hash: "e",
+  });
 
   it("calls toolmesh's gateway by default, and the gateway an mcp-tool binding names (TrustGraph's queue ids)", async () => {
     await gateway("toolmesh", requestTopic(ServiceName.mcpTool), responseTopic(ServiceName.mcpTool));
     await gateway("trustgraph", queueTopic("request:tg:mcp-tool-tg"), queueTopic("response:tg:mcp-tool-tg"));
-    expect(await invoker.invoke(tool({ kind: "mcp-tool", mcp_tool: "everything" }), { message: "hi" }, "u")).toBe('toolmesh: everything {"message":"hi"}');
-    const routed = tool({ kind: "mcp-tool", mcp_tool: "everything", request_topic: queueTopic("request:tg:mcp-tool-tg"), response_topic: queueTopic("response:tg:mcp-tool-tg") });
+    expect(await invoker.invoke(tool({ kind: "mcp-tool", mcp_tool: "everything" }), { message: "hi" }, "u")).toBe(
+      'toolmesh: everything {"message":"hi"}',
+    );
+    const routed = tool({
+      kind: "mcp-tool",
+      mcp_tool: "everything",
+      request_topic: queueTopic("request:tg:mcp-tool-tg"),
+      response_topic: queueTopic("response:tg:mcp-tool-tg"),
+    });
     expect(await invoker.invoke(routed, { message: "hi" }, "u")).toBe('trustgraph: everything {"message":"hi"}');
   });
 });

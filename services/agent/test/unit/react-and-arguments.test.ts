@@ -28,12 +28,21 @@ describe("ReAct text mode", () => {
 
 describe("argument validation before a call", () => {
   // No call is made in these tests: the client is never connected.
-  const invoker = new ToolInvoker({ pulsar: new PulsarClient({ webServiceUrl: "http://127.0.0.1:1" }), topics: new TopicLayout(), timeoutMs: 1000 });
+  const invoker = new ToolInvoker({
+    pulsar: new PulsarClient({ webServiceUrl: "http://127.0.0.1:1" }),
+    topics: new TopicLayout(),
+    timeoutMs: 1000,
+  });
   const tool: CatalogTool = {
     tool_id: "t",
     name: "tell-pun",
     description: "",
-    parameters_schema: { type: "object", properties: { topic: { type: "string", minLength: 1 } }, required: ["topic"], additionalProperties: false },
+    parameters_schema: {
+      type: "object",
+      properties: { topic: { type: "string", minLength: 1 } },
+      required: ["topic"],
+      additionalProperties: false,
+    },
     binding: { kind: "text-completion" },
     source: "config",
     content_hash: "h",
@@ -45,7 +54,9 @@ describe("argument validation before a call", () => {
 
   it("explains each violation so the model can correct it", () => {
     expect(() => invoker.checkArguments(tool, '{"subject": 3}')).toThrow(ToolCallProblem);
-    expect(() => invoker.checkArguments(tool, '{"subject": 3}')).toThrow(/invalid arguments for tell-pun: .*must have required property 'topic'.*must NOT have additional properties/);
+    expect(() => invoker.checkArguments(tool, '{"subject": 3}')).toThrow(
+      /invalid arguments for tell-pun: .*must have required property 'topic'.*must NOT have additional properties/,
+    );
     expect(() => invoker.checkArguments(tool, "{topic: cats}")).toThrow(/not valid JSON/);
     expect(() => invoker.checkArguments(tool, "[1]")).toThrow(/must be a JSON object/);
   });

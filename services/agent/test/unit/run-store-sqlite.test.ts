@@ -43,7 +43,9 @@ describe("SqliteRunStore on a file from before instances were tracked", () => {
       ["old-run", "the agent instance running it stopped before the run finished (run recorded before instances were tracked)"],
     ]);
     await begin(a, "cut-off");
-    expect(await a.retire(T0 + 1_000)).toEqual([{ run_id: "cut-off", instance_id: "agent-a", reason: "agent instance agent-a stopped before the run finished" }]);
+    expect(await a.retire(T0 + 1_000)).toEqual([
+      { run_id: "cut-off", instance_id: "agent-a", reason: "agent instance agent-a stopped before the run finished" },
+    ]);
     expect((await a.get("cut-off"))!.status).toBe("failed");
   });
 });

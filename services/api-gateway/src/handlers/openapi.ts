@@ -18,7 +18,10 @@ const MessageErrorBody = z.object({ error: z.string() });
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const errorResponse = (description: string, schema = "Error") => ({ description, content: { "application/json": { schema: ref(schema) } } });
+const errorResponse = (description: string, schema = "Error") => ({
+  description,
+  content: { "application/json": { schema: ref(schema) } },
+});
 
 /** The OpenAPI 3.1 document of this gateway; `secured` when a bearer token is configured. */
 export function openApiDocument(secured: boolean): Record<string, unknown> {
@@ -53,7 +56,7 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
       version,
       description:
         "Translates HTTP and WebSocket requests into toolmesh's Pulsar request/response wire. Request and " +
-        "reply bodies are the services' wire messages. Gateway failures use one shape: {\"error\": {\"type\", \"message\"}}; " +
+        'reply bodies are the services\' wire messages. Gateway failures use one shape: {"error": {"type", "message"}}; ' +
         "a service's own error travels inside its reply (status 200). As on the wire, `config` and `arguments` are " +
         "JSON-encoded strings, and config `value`s are JSON text. TrustGraph 2.11's gateway surface is served as " +
         "TrustGraph serves it: `POST /api/v1/{kind}` for global services (config), and for its kinds (config, " +
@@ -74,7 +77,8 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
           requestBody: { required: true, content: { "application/json": { schema: ref("ConfigRequest") } } },
           responses: {
             "200": {
-              description: "The config reply, absent fields left out; or `{\"error\": {type, message}}` when the service or the gateway failed.",
+              description:
+                'The config reply, absent fields left out; or `{"error": {type, message}}` when the service or the gateway failed.',
               content: { "application/json": { schema: { anyOf: [ref("ConfigResponse"), ref("Error")] } } },
             },
             "400": errorResponse("invalid json | body must be an object | missing operation | unknown operation", "MessageError"),
@@ -87,13 +91,20 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
         post: {
           summary: "Send one request to a service and return its reply (or all replies of a stream)",
           parameters: [
-            { name: "flow", in: "path", required: true, schema: { type: "string" }, description: "Any name is accepted; toolmesh runs one flow for now." },
+            {
+              name: "flow",
+              in: "path",
+              required: true,
+              schema: { type: "string" },
+              description: "Any name is accepted; toolmesh runs one flow for now.",
+            },
             {
               name: "service",
               in: "path",
               required: true,
               schema: { type: "string" },
-              description: "config, mcp-tool, tool-registry (one reply), agent (streamed), or a tool-service id (streamed, body ToolServiceRequest).",
+              description:
+                "config, mcp-tool, tool-registry (one reply), agent (streamed), or a tool-service id (streamed, body ToolServiceRequest).",
             },
           ],
           requestBody: { required: true, content: { "application/json": { schema: { anyOf: bodies } } } },
@@ -113,8 +124,8 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
             "Send SocketRequestFrame messages. Each reply arrives as a SocketReplyFrame with the request's id; " +
             "`complete` is true on the last. Failures arrive as SocketErrorFrame (id absent when the frame had none; " +
             "types error, auth-required, unknown-service, workspace-not-found); the socket stays open. With a token " +
-            "configured, authenticate first with a SocketAuthFrame (answered `{\"type\": \"auth-ok\", \"default_workspace\"}` " +
-            "or `{\"type\": \"auth-failed\", \"error\"}`), or send the token as a bearer header or `?token=`.",
+            'configured, authenticate first with a SocketAuthFrame (answered `{"type": "auth-ok", "default_workspace"}` ' +
+            'or `{"type": "auth-failed", "error"}`), or send the token as a bearer header or `?token=`.',
           parameters: [{ name: "token", in: "query", required: false, schema: { type: "string" } }],
           responses: { "101": { description: "Switched to the WebSocket protocol" }, ...(secured ? { "401": failures["401"] } : {}) },
         },

@@ -78,7 +78,12 @@ async function forward(request: FastifyRequest, reply: FastifyReply, dispatcher:
  * `POST /flow/{flow}/service/{kind}` for flow services (agent, mcp-tool) and toolmesh's own (tool services
  * by descriptor id, agent-runs, tool-registry, config).
  */
-export function registerRestRoutes(app: FastifyInstance, services: ServiceTable, dispatcher: Dispatcher, workspaces: KnownWorkspaces): void {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  services: ServiceTable,
+  dispatcher: Dispatcher,
+  workspaces: KnownWorkspaces,
+): void {
   app.register(async (api) => {
     api.removeContentTypeParser("application/json");
     api.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -117,8 +122,12 @@ export function registerRestRoutes(app: FastifyInstance, services: ServiceTable,
       }
       const parsed = parseBody(request.body);
       if (!parsed.ok) return reply.status(200).send({ error: parsed.message });
-      const workspace = isObject(parsed.body) && typeof parsed.body.workspace === "string" && parsed.body.workspace ? parsed.body.workspace : DEFAULT_WORKSPACE;
-      if (!KNOWN_FLOWS.has(request.params.flow)) return reply.status(200).send({ error: `Invalid flow ${workspace}/${request.params.flow}` });
+      const workspace =
+        isObject(parsed.body) && typeof parsed.body.workspace === "string" && parsed.body.workspace
+          ? parsed.body.workspace
+          : DEFAULT_WORKSPACE;
+      if (!KNOWN_FLOWS.has(request.params.flow))
+        return reply.status(200).send({ error: `Invalid flow ${workspace}/${request.params.flow}` });
       return forward(request, reply, dispatcher, route, parsed.body);
     });
   });

@@ -43,7 +43,12 @@ afterAll(async () => {
 
 describe("bearer token (GATEWAY_TOKEN set)", () => {
   const call = (headers: Record<string, string>) =>
-    secured.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}`, headers, payload: toolRequest({ topic: "auth" }) });
+    secured.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${text.id}`,
+      headers,
+      payload: toolRequest({ topic: "auth" }),
+    });
 
   it("refuses REST without the token or with a wrong one (401), serves it with the token", async () => {
     const missing = await call({});
@@ -59,7 +64,11 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
   });
 
   it("does not take ?token= on REST, and guards the OpenAPI document too", async () => {
-    const viaQuery = await secured.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}?token=${TOKEN}`, payload: toolRequest() });
+    const viaQuery = await secured.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${text.id}?token=${TOKEN}`,
+      payload: toolRequest(),
+    });
     expect(viaQuery.statusCode).toBe(401);
     expect((await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json" })).statusCode).toBe(401);
     const doc = await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json", headers: bearer });
@@ -73,10 +82,19 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
   });
 
   it("refuses REST on TrustGraph's config path without the token (401 auth failure)", async () => {
-    const missing = await secured.runtime.http.inject({ method: "POST", url: "/api/v1/config", payload: { operation: "list", type: "tool" } });
+    const missing = await secured.runtime.http.inject({
+      method: "POST",
+      url: "/api/v1/config",
+      payload: { operation: "list", type: "tool" },
+    });
     expect(missing.statusCode).toBe(401);
     expect(missing.json()).toEqual({ error: "auth failure" });
-    const ok = await secured.runtime.http.inject({ method: "POST", url: "/api/v1/config", headers: bearer, payload: { operation: "list", type: "tool" } });
+    const ok = await secured.runtime.http.inject({
+      method: "POST",
+      url: "/api/v1/config",
+      headers: bearer,
+      payload: { operation: "list", type: "tool" },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).not.toHaveProperty("error");
   });
@@ -84,12 +102,16 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
   it("takes TrustGraph's auth frame on the socket: requests before it auth-required, a wrong token auth-failed (socket open), the token auth-ok", async () => {
     const client = await SocketClient.connect(socketUrl);
     client.send({ id: "early", service: text.id, request: toolRequest({ topic: "early" }) });
-    expect(await client.answer("early")).toEqual([{ id: "early", error: { type: "auth-required", message: "auth failure" }, complete: true }]);
+    expect(await client.answer("early")).toEqual([
+      { id: "early", error: { type: "auth-required", message: "auth failure" }, complete: true },
+    ]);
     client.send({ type: "auth", token: "wrong-token" });
     client.send({ type: "auth" });
     client.send({ type: "auth", token: 42 });
     await waitFor(() => client.frames.filter((f) => f.type === "auth-failed").length === 3, { description: "three auth-failed frames" });
-    expect(client.frames.filter((f) => f.type !== undefined).slice(0, 3)).toEqual(Array(3).fill({ type: "auth-failed", error: "auth failure" }));
+    expect(client.frames.filter((f) => f.type !== undefined).slice(0, 3)).toEqual(
+      Array(3).fill({ type: "auth-failed", error: "auth failure" }),
+    );
     client.send({ type: "auth", token: TOKEN });
     await waitFor(() => client.frames.some((f) => f.type === "auth-ok"), { description: "auth-ok" });
     expect(client.frames.find((f) => f.type === "auth-ok")).toEqual({ type: "auth-ok", default_workspace: "default" });
@@ -99,7 +121,10 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
   });
 
   it("still takes the token on the socket's upgrade (header or ?token=)", async () => {
-    for (const client of [await SocketClient.connect(socketUrl, { headers: bearer }), await SocketClient.connect(`${socketUrl}?token=${TOKEN}`)]) {
+    for (const client of [
+      await SocketClient.connect(socketUrl, { headers: bearer }),
+      await SocketClient.connect(`${socketUrl}?token=${TOKEN}`),
+    ]) {
       client.send({ id: "a", service: text.id, request: toolRequest({ topic: "socket" }) });
       const [frame] = await client.answer("a");
       expect(frame).toMatchObject({ response: { response: "hello alice, about socket" }, complete: true });
@@ -114,12 +139,20 @@ describe("timeouts", () => {
     const topic = unique("gateway-test-unserved");
     await registerToolService(impatient, id, topic);
     const started = Date.now();
-    const response = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${id}`, payload: toolRequest() });
+    const response = await impatient.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${id}`,
+      payload: toolRequest(),
+    });
     expect(response.statusCode).toBe(504);
     const { error } = response.json();
     expect(error.type).toBe("timeout");
     // The cause: which service, what it did not do in what time (and which setting says so), and where.
-    expect(error.message).toMatch(new RegExp(`^tool service '${id}' sent no reply within 1500 ms \\(GATEWAY_REQUEST_TIMEOUT_MS\\): request \\S+ went to ${requestTopic(topic)}`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^tool service '${id}' sent no reply within 1500 ms \\(GATEWAY_REQUEST_TIMEOUT_MS\\): request \\S+ went to ${requestTopic(topic)}`,
+      ),
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
 
     // The socket says the same.
@@ -132,17 +165,32 @@ describe("timeouts", () => {
     expect(socketMessage.replace(/request \S+ went/, "")).toBe(error.message.replace(/request \S+ went/, ""));
     client.close();
 
-    const ok = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${text.id}`, payload: toolRequest({ topic: "after timeout" }) });
+    const ok = await impatient.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${text.id}`,
+      payload: toolRequest({ topic: "after timeout" }),
+    });
     expect(ok.json()[0].response).toBe("hello alice, about after timeout");
   });
 
   it("answers 503 when a descriptor's topic cannot be subscribed to, and still stops promptly", async () => {
     const id = unique("gateway-test-nowhere");
-    const value = JSON.stringify({ id, "request-queue": "non-persistent://no-such-tenant/a/req", "response-queue": "non-persistent://no-such-tenant/a/res" });
+    const value = JSON.stringify({
+      id,
+      "request-queue": "non-persistent://no-such-tenant/a/req",
+      "response-queue": "non-persistent://no-such-tenant/a/res",
+    });
     await registerDescriptor(impatient, id, value);
-    const response = await impatient.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${id}`, payload: toolRequest() });
+    const response = await impatient.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${id}`,
+      payload: toolRequest(),
+    });
     expect(response.statusCode).toBe(503);
-    expect(response.json().error).toEqual({ type: "unavailable", message: expect.stringContaining("could not subscribe to non-persistent://no-such-tenant/a/res within 1500 ms") });
+    expect(response.json().error).toEqual({
+      type: "unavailable",
+      message: expect.stringContaining("could not subscribe to non-persistent://no-such-tenant/a/res within 1500 ms"),
+    });
     // afterAll stops this gateway: a subscription still trying to connect must not hold shutdown up.
   });
 });

@@ -36,7 +36,10 @@ export async function startGateway(broker: Broker, env: Record<string, string> =
   const parsed = loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0", ...env });
   const runtime = createGatewayRuntime(parsed, quiet());
   const gateway = await buildGateway(runtime, parsed);
-  await waitFor(() => gateway.config.ready && gateway.workspaceRegistry.ready, { timeoutMs: 30_000, description: "the gateway's config views to load" });
+  await waitFor(() => gateway.config.ready && gateway.workspaceRegistry.ready, {
+    timeoutMs: 30_000,
+    description: "the gateway's config views to load",
+  });
   return { runtime, gateway };
 }
 
@@ -45,7 +48,9 @@ export class TestTool extends DynamicToolService {
   readonly id = unique("gateway-test-tool");
   readonly topic = unique("gateway-test");
 
-  constructor(private readonly behaviour: (args: Record<string, unknown>, user: string) => Promise<ToolResult> | AsyncIterable<ToolResult>) {
+  constructor(
+    private readonly behaviour: (args: Record<string, unknown>, user: string) => Promise<ToolResult> | AsyncIterable<ToolResult>,
+  ) {
     super();
   }
 
@@ -64,7 +69,11 @@ export const streamTool = () =>
 export const brokenTool = () => new TestTool(() => Promise.reject(new Error("the tool broke")));
 
 export async function startTools(broker: Broker, tools: TestTool[]): Promise<ServiceRuntime> {
-  const runtime = new ServiceRuntime({ name: "gateway-test-tools", env: loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0" }), logger: quiet() });
+  const runtime = new ServiceRuntime({
+    name: "gateway-test-tools",
+    env: loadEnv({ ...brokerEnv(broker), HTTP_PORT: "0" }),
+    logger: quiet(),
+  });
   for (const tool of tools) await tool.start(runtime);
   return runtime;
 }
@@ -74,7 +83,12 @@ export function registerToolService(gw: RunningGateway, id: string, topic: strin
   return registerDescriptor(gw, id, JSON.stringify({ id, topic }), headers);
 }
 
-export async function registerDescriptor({ runtime, gateway }: RunningGateway, id: string, value: string, headers: Record<string, string> = {}) {
+export async function registerDescriptor(
+  { runtime, gateway }: RunningGateway,
+  id: string,
+  value: string,
+  headers: Record<string, string> = {},
+) {
   const response = await runtime.http.inject({
     method: "POST",
     url: "/api/v1/flow/default/service/config",
@@ -89,7 +103,11 @@ export async function registerDescriptor({ runtime, gateway }: RunningGateway, i
   });
 }
 
-export const toolRequest = (args: Record<string, unknown> = {}, user = "alice") => ({ user, config: "{}", arguments: JSON.stringify(args) });
+export const toolRequest = (args: Record<string, unknown> = {}, user = "alice") => ({
+  user,
+  config: "{}",
+  arguments: JSON.stringify(args),
+});
 
 /** A WebSocket client that keeps every frame it receives. */
 export class SocketClient {
@@ -114,7 +132,10 @@ export class SocketClient {
 
   /** Frames for `id`, once the one marked complete has arrived. */
   async answer(id: unknown, timeoutMs = 15_000): Promise<Array<Record<string, unknown>>> {
-    await waitFor(() => this.frames.some((f) => f.id === id && f.complete === true), { timeoutMs, description: `complete answer for ${String(id)}` });
+    await waitFor(() => this.frames.some((f) => f.id === id && f.complete === true), {
+      timeoutMs,
+      description: `complete answer for ${String(id)}`,
+    });
     return this.frames.filter((f) => f.id === id);
   }
 

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { useBroker, waitFor } from "@toolmesh/test-support";
-import { type RunningGateway, SocketClient, TestTool, registerToolService, startConfigService, startGateway, startTools, toolRequest } from "./fixture.js";
+import {
+  type RunningGateway,
+  SocketClient,
+  TestTool,
+  registerToolService,
+  startConfigService,
+  startGateway,
+  startTools,
+  toolRequest,
+} from "./fixture.js";
 
 // Issue 12, item 1: the HTTP server's idle timeout used to be a fixed 30 s, equal to the gateway's own reply
 // timeout, so any REST call that lasted 30 s lost its socket (`curl: (52)`) instead of getting its answer.
@@ -46,12 +55,19 @@ beforeAll(async () => {
   config = await startConfigService(broker);
   tools = await startTools(broker, [slow, thinker]);
   patient = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "60000" });
-  brisk = await startGateway(broker, { GATEWAY_REQUEST_TIMEOUT_MS: "20000", GATEWAY_AGENT_TIMEOUT_MS: "20000", GATEWAY_MCP_TOOL_TIMEOUT_MS: "20000" });
+  brisk = await startGateway(broker, {
+    GATEWAY_REQUEST_TIMEOUT_MS: "20000",
+    GATEWAY_AGENT_TIMEOUT_MS: "20000",
+    GATEWAY_MCP_TOOL_TIMEOUT_MS: "20000",
+  });
   for (const gw of [patient, brisk]) addresses.set(gw, await gw.runtime.listen());
   await registerToolService(patient, slow.id, slow.topic);
   await registerToolService(patient, thinker.id, thinker.topic);
   // Both gateways read the same config; the brisk one needs to have seen the thinker's descriptor too.
-  await waitFor(() => brisk.gateway.config.values("tool-service")[thinker.id] !== undefined, { timeoutMs: 15_000, description: "the descriptor in the second gateway" });
+  await waitFor(() => brisk.gateway.config.values("tool-service")[thinker.id] !== undefined, {
+    timeoutMs: 15_000,
+    description: "the descriptor in the second gateway",
+  });
 });
 
 afterAll(async () => {

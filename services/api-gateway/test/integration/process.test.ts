@@ -40,7 +40,11 @@ describe("dist/main.js", () => {
 
   it("refuses a bad environment with a message naming the variable", () => {
     const main = resolve(REPO_ROOT, "services/api-gateway/dist/main.js");
-    const run = spawnSync(process.execPath, [main], { env: { ...process.env, GATEWAY_REQUEST_TIMEOUT_MS: "soon" }, encoding: "utf8", timeout: 15_000 });
+    const run = spawnSync(process.execPath, [main], {
+      env: { ...process.env, GATEWAY_REQUEST_TIMEOUT_MS: "soon" },
+      encoding: "utf8",
+      timeout: 15_000,
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/GATEWAY_REQUEST_TIMEOUT_MS="soon"/);
   });

@@ -72,7 +72,11 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
   });
 
   it("answers a fixed single-reply service (config) with its reply object, on the flow path and TrustGraph's /config", async () => {
-    const global = await gw.runtime.http.inject({ method: "POST", url: "/api/v1/config", payload: { operation: "get", keys: [{ type: "tool-service", key: text.id }] } });
+    const global = await gw.runtime.http.inject({
+      method: "POST",
+      url: "/api/v1/config",
+      payload: { operation: "get", keys: [{ type: "tool-service", key: text.id }] },
+    });
     expect(global.statusCode).toBe(200);
     expect(Object.keys(global.json())).toEqual(["version", "values", "directory", "config"]);
     const response = await post("config", { operation: "get", keys: [{ type: "tool-service", key: text.id }] });
@@ -130,7 +134,9 @@ describe("REST: POST /api/v1/flow/:flow/service/:service", () => {
     expect(long.json()).toEqual({ error: { type: "bad-request", message: "a path segment is too long" } });
     const malformed = await post("%zz", toolRequest());
     expect(malformed.statusCode).toBe(400);
-    expect(malformed.json()).toEqual({ error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" } });
+    expect(malformed.json()).toEqual({
+      error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" },
+    });
   });
 
   it("404s an unknown /api/v1 path in the one error shape", async () => {
@@ -152,7 +158,12 @@ describe("health and description", () => {
     expect(response.statusCode).toBe(200);
     const doc = JSON.parse(response.body);
     expect(doc.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.paths)).toEqual(["/api/v1/{kind}", "/api/v1/flow/{flow}/service/{service}", "/api/v1/socket", "/api/v1/openapi.json"]);
+    expect(Object.keys(doc.paths)).toEqual([
+      "/api/v1/{kind}",
+      "/api/v1/flow/{flow}/service/{service}",
+      "/api/v1/socket",
+      "/api/v1/openapi.json",
+    ]);
     expect(Object.keys(doc.paths["/api/v1/{kind}"].post.responses)).toEqual(["200", "400", "404"]);
     expect(doc.components.schemas.SocketAuthFrame.properties.type).toEqual({ type: "string", const: "auth" });
     expect(doc.components.schemas.ToolServiceRequest.properties.arguments).toEqual({ type: "string" });

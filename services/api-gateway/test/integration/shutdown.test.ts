@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { useBroker, waitFor } from "@toolmesh/test-support";
-import { type RunningGateway, TestTool, registerToolService, startConfigService, startGateway, startTools, toolRequest } from "./fixture.js";
+import {
+  type RunningGateway,
+  TestTool,
+  registerToolService,
+  startConfigService,
+  startGateway,
+  startTools,
+  toolRequest,
+} from "./fixture.js";
 
 let started = 0;
 const slow = new TestTool(async () => {

@@ -71,7 +71,11 @@ describe("WebSocket /api/v1/socket", () => {
   it("forwards a tool's error reply as its response", async () => {
     client.send({ id: 7, service: broken.id, request: toolRequest() });
     expect(await client.answer(7)).toEqual([
-      { id: 7, response: { error: { type: "tool-service-error", message: "the tool broke" }, response: "", end_of_stream: true }, complete: true },
+      {
+        id: 7,
+        response: { error: { type: "tool-service-error", message: "the tool broke" }, response: "", end_of_stream: true },
+        complete: true,
+      },
     ]);
   });
 
@@ -79,10 +83,15 @@ describe("WebSocket /api/v1/socket", () => {
     // TrustGraph's Mux: no id could be read, so none is echoed; type "error".
     client.send("not json at all");
     await waitFor(() => client.frames.some((f) => f.id === undefined && f.complete === true), { description: "the error frame" });
-    expect(client.frames.find((f) => f.id === undefined)).toEqual({ error: { type: "error", message: expect.any(String) }, complete: true });
+    expect(client.frames.find((f) => f.id === undefined)).toEqual({
+      error: { type: "error", message: expect.any(String) },
+      complete: true,
+    });
 
     client.send({ id: "no-service", request: {} });
-    expect(await client.answer("no-service")).toEqual([{ id: "no-service", error: { type: "error", message: "Bad message" }, complete: true }]);
+    expect(await client.answer("no-service")).toEqual([
+      { id: "no-service", error: { type: "error", message: "Bad message" }, complete: true },
+    ]);
 
     client.send({ id: "unknown", service: "nope", request: {} });
     const [unknown] = await client.answer("unknown");

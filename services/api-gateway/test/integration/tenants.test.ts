@@ -6,7 +6,11 @@ import { type RunningGateway, SocketClient, registerDescriptor, startConfigServi
 // second system really runs on the broker: tenant `<ours>-b` with the real joke-service in it.
 const OTHER = `${testTopics().tenant}-b`;
 const foreign = unique("their-jokes");
-const descriptor = JSON.stringify({ id: foreign, "request-queue": `non-persistent://${OTHER}/request/joke`, "response-queue": `non-persistent://${OTHER}/response/joke` });
+const descriptor = JSON.stringify({
+  id: foreign,
+  "request-queue": `non-persistent://${OTHER}/request/joke`,
+  "response-queue": `non-persistent://${OTHER}/response/joke`,
+});
 
 let config: { stop: () => Promise<void> };
 let theirJokes: ServiceProcess;
@@ -17,7 +21,10 @@ beforeAll(async () => {
   const broker = await useBroker();
   const { webServiceUrl } = broker;
   await ensureTenant(webServiceUrl, OTHER);
-  theirJokes = await ServiceProcess.start({ service: "joke-service", env: { ...brokerEnv(broker), TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" } });
+  theirJokes = await ServiceProcess.start({
+    service: "joke-service",
+    env: { ...brokerEnv(broker), TOOLMESH_TENANT: OTHER, JOKE_ANNOUNCE: "false" },
+  });
   config = await startConfigService(broker);
   gw = await startGateway(broker);
   trusting = await startGateway(broker, { TOOLMESH_ALLOWED_TENANTS: OTHER });

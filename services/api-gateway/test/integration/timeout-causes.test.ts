@@ -62,19 +62,31 @@ afterAll(async () => {
 
 describe("timeouts name their cause", () => {
   it("says a stream stopped after its first reply, on REST and on the socket", async () => {
-    const response = await gw.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${stalls.id}`, payload: toolRequest({ stall: true }) });
+    const response = await gw.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${stalls.id}`,
+      payload: toolRequest({ stall: true }),
+    });
     expect(response.statusCode).toBe(504);
     const { error } = response.json();
     expect(error).toEqual({
       type: "timeout",
-      message: expect.stringMatching(new RegExp(`^tool service '${stalls.id}' sent 1 reply, then nothing more for 1500 ms \\(GATEWAY_REQUEST_TIMEOUT_MS\\)`)),
+      message: expect.stringMatching(
+        new RegExp(`^tool service '${stalls.id}' sent 1 reply, then nothing more for 1500 ms \\(GATEWAY_REQUEST_TIMEOUT_MS\\)`),
+      ),
     });
     expect(error.message).toContain(stalls.topic);
 
     socket.send({ id: "stalls", service: stalls.id, flow: "default", request: toolRequest({ stall: true }) });
     const frames = await socket.answer("stalls");
     expect(frames[0]).toMatchObject({ response: { response: "first chunk" }, complete: false });
-    expect(frames[1]).toMatchObject({ error: { type: "timeout", message: expect.stringContaining(`tool service '${stalls.id}' sent 1 reply, then nothing more for 1500 ms`) }, complete: true });
+    expect(frames[1]).toMatchObject({
+      error: {
+        type: "timeout",
+        message: expect.stringContaining(`tool service '${stalls.id}' sent 1 reply, then nothing more for 1500 ms`),
+      },
+      complete: true,
+    });
   });
 
   it("lets mcp-tool answer a remote call's timeout itself, though it takes longer than the gateway's request timeout", async () => {
@@ -82,11 +94,18 @@ describe("timeouts name their cause", () => {
     const put = await gw.runtime.http.inject({
       method: "POST",
       url: "/api/v1/flow/default/service/config",
-      payload: { operation: "put", values: [{ type: "mcp", key: id, value: JSON.stringify({ url: everything.url, "remote-name": "trigger-long-running-operation" }) }] },
+      payload: {
+        operation: "put",
+        values: [{ type: "mcp", key: id, value: JSON.stringify({ url: everything.url, "remote-name": "trigger-long-running-operation" }) }],
+      },
     });
     expect(put.json().error).toBeUndefined();
     const call = async () =>
-      gw.runtime.http.inject({ method: "POST", url: "/api/v1/flow/default/service/mcp-tool", payload: { name: id, parameters: JSON.stringify({ duration: 6, steps: 2 }) } });
+      gw.runtime.http.inject({
+        method: "POST",
+        url: "/api/v1/flow/default/service/mcp-tool",
+        payload: { name: id, parameters: JSON.stringify({ duration: 6, steps: 2 }) },
+      });
     // mcp-tool reads config on a push; until it has the entry it answers "no mcp tool" (also not a timeout).
     let response = await call();
     for (let i = 0; i < 20 && /no mcp tool/.test(JSON.stringify(response.json())); i++) {

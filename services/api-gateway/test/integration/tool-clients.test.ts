@@ -21,8 +21,14 @@ let small: RunningGateway;
 
 /** What the broker has open for callers of these tools: producers of requests, consumers of replies. */
 async function callerClients(of: TestTool[]): Promise<{ producers: number; consumers: number }> {
-  const requests = await totalClients(webServiceUrl, of.map((t) => requestTopic(t.topic)));
-  const responses = await totalClients(webServiceUrl, of.map((t) => responseTopic(t.topic)));
+  const requests = await totalClients(
+    webServiceUrl,
+    of.map((t) => requestTopic(t.topic)),
+  );
+  const responses = await totalClients(
+    webServiceUrl,
+    of.map((t) => responseTopic(t.topic)),
+  );
   return { producers: requests.producers, consumers: responses.consumers };
 }
 
@@ -44,7 +50,10 @@ async function configure(operation: "put" | "delete", of: TestTool[]) {
   if (response.json().error) throw new Error(`config ${operation}: ${response.body}`);
   const present = operation === "put";
   for (const { gateway } of [gw, idle, small]) {
-    await waitFor(() => of.every((t) => (gateway.config.values("tool-service")[t.id] !== undefined) === present), { timeoutMs: 15_000, description: `descriptors ${operation}` });
+    await waitFor(() => of.every((t) => (gateway.config.values("tool-service")[t.id] !== undefined) === present), {
+      timeoutMs: 15_000,
+      description: `descriptors ${operation}`,
+    });
   }
 }
 
@@ -96,7 +105,11 @@ describe("tool-service clients", () => {
   it("are at most GATEWAY_MAX_TOOL_CLIENTS, the least recently used going first", async () => {
     await configure("put", bounded);
     for (const [n, tool] of bounded.entries()) {
-      const response = await small.runtime.http.inject({ method: "POST", url: `/api/v1/flow/default/service/${tool.id}`, payload: toolRequest({ n }) });
+      const response = await small.runtime.http.inject({
+        method: "POST",
+        url: `/api/v1/flow/default/service/${tool.id}`,
+        payload: toolRequest({ n }),
+      });
       expect(response.json()[0].response).toBe(`echo ${n}`);
     }
     await settlesAt(bounded, { producers: 3, consumers: 3 }, "three clients left");

@@ -82,7 +82,11 @@ describe("workspaces on the TrustGraph surfaces", () => {
   });
 
   it("refuses the workspace again once unregistered", async () => {
-    const removed = await system({ operation: "delete", workspace: WorkspaceRegistry.workspace, keys: [{ type: WorkspaceRegistry.type, key: acme }] });
+    const removed = await system({
+      operation: "delete",
+      workspace: WorkspaceRegistry.workspace,
+      keys: [{ type: WorkspaceRegistry.type, key: acme }],
+    });
     expect(removed.statusCode).toBe(200);
     await waitFor(() => !Object.hasOwn(gw.gateway.workspaceRegistry.values(WorkspaceRegistry.type), acme), {
       timeoutMs: 15_000,

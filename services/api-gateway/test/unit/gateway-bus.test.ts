@@ -14,7 +14,8 @@ const broken = brokenTool();
 let config: FakeConfig;
 let gw: RunningGateway;
 
-const post = (url: string, payload: unknown) => gw.runtime.http.inject({ method: "POST", url: `/api/v1${url}`, payload: payload as object });
+const post = (url: string, payload: unknown) =>
+  gw.runtime.http.inject({ method: "POST", url: `/api/v1${url}`, payload: payload as object });
 const callTool = (service: string, payload: unknown) => post(`/flow/default/service/${service}`, payload);
 
 beforeAll(async () => {
@@ -24,7 +25,11 @@ beforeAll(async () => {
   const env = loadEnv({ HTTP_PORT: "0" });
   const runtime = bus.runtime("api-gateway", env, gatewayRuntimeOptions(env));
   const gateway = await buildGateway(runtime, env);
-  await waitFor(() => gateway.config.ready && gateway.workspaceRegistry.ready, { timeoutMs: 2_000, intervalMs: 10, description: "the gateway's config views" });
+  await waitFor(() => gateway.config.ready && gateway.workspaceRegistry.ready, {
+    timeoutMs: 2_000,
+    intervalMs: 10,
+    description: "the gateway's config views",
+  });
   gw = { runtime, gateway };
   // Through the gateway's own config route: the fake config service stores, pushes, and the gateway reloads.
   for (const tool of [text, broken]) await registerToolService(gw, tool.id, tool.topic);
@@ -58,7 +63,10 @@ describe("api-gateway on the in-memory bus", () => {
       description: "the deleted descriptor to disappear",
     });
     expect(gone).toBe(true);
-    expect((await callTool(broken.id, toolRequest())).json()).toEqual({ error: "unknown kind", detail: expect.stringContaining(`no tool-service descriptor has id '${broken.id}'`) });
+    expect((await callTool(broken.id, toolRequest())).json()).toEqual({
+      error: "unknown kind",
+      detail: expect.stringContaining(`no tool-service descriptor has id '${broken.id}'`),
+    });
   });
 
   it("refuses bad bodies in the one error shape and keeps serving", async () => {
@@ -66,12 +74,20 @@ describe("api-gateway on the in-memory bus", () => {
     expect(badTool.statusCode).toBe(400);
     expect(badTool.json().error.type).toBe("bad-request");
     expect(badTool.json().error.message).toMatch(/^invalid tool-service request: user: .+; arguments: not valid JSON/);
-    const notJson = await gw.runtime.http.inject({ method: "POST", url: "/api/v1/config", headers: { "content-type": "application/json" }, payload: "{oops" });
+    const notJson = await gw.runtime.http.inject({
+      method: "POST",
+      url: "/api/v1/config",
+      headers: { "content-type": "application/json" },
+      payload: "{oops",
+    });
     expect([notJson.statusCode, notJson.json()]).toEqual([400, { error: "invalid json" }]);
     expect((await post("/config", { keys: [] })).json()).toEqual({ error: "missing operation" });
     expect((await post("/config", { operation: "get", workspace: "nowhere" })).json()).toEqual({ error: "workspace not found" });
     const agent = await callTool("agent", { question: "" });
-    expect([agent.statusCode, agent.json().error]).toEqual([200, { type: "bad-request", message: expect.stringContaining("question: question is required") }]);
+    expect([agent.statusCode, agent.json().error]).toEqual([
+      200,
+      { type: "bad-request", message: expect.stringContaining("question: question is required") },
+    ]);
     expect((await callTool(text.id, toolRequest({ topic: "still here" }))).json()[0].response).toBe("hello alice, about still here");
   });
 });

@@ -6,8 +6,16 @@ import { requestTopic, responseTopic, testTopics } from "@toolmesh/test-support"
 
 // Only `ready` and `parsed` are read; a real ConfigView is exercised by the integration tests.
 function table(descriptors: Record<string, string> | null, allowedTenants: string[] = [], topics: TopicLayout = testTopics()) {
-  const view = { ready: descriptors !== null, parsed: (_type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(descriptors ?? {}, schema) } as unknown as ConfigView;
-  return new ServiceTable(view, topics, { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 }, new TenantPolicy(topics.tenant, allowedTenants));
+  const view = {
+    ready: descriptors !== null,
+    parsed: (_type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(descriptors ?? {}, schema),
+  } as unknown as ConfigView;
+  return new ServiceTable(
+    view,
+    topics,
+    { requestMs: 1_000, agentMs: 9_000, mcpToolMs: 4_000 },
+    new TenantPolicy(topics.tenant, allowedTenants),
+  );
 }
 
 function failure(fn: () => unknown): ServiceError {
@@ -23,7 +31,10 @@ describe("ServiceTable", () => {
   it("follows the system's topic layout: its tenant, MCP_TOOL_TOPIC, and a descriptor's topic name", () => {
     const topics = new TopicLayout({ tenant: "staging", mcpTool: "mcp-tool-b" });
     const services = table({ jokes: JSON.stringify({ id: "jokes", topic: "joke" }) }, [], topics);
-    expect(services.resolve("mcp-tool")).toMatchObject({ requestTopic: "non-persistent://staging/request/mcp-tool-b", responseTopic: "non-persistent://staging/response/mcp-tool-b" });
+    expect(services.resolve("mcp-tool")).toMatchObject({
+      requestTopic: "non-persistent://staging/request/mcp-tool-b",
+      responseTopic: "non-persistent://staging/response/mcp-tool-b",
+    });
     expect(services.resolve("agent").requestTopic).toBe("non-persistent://staging/request/agent");
     expect(services.resolve("jokes").requestTopic).toBe("non-persistent://staging/request/joke");
     expect(services.workspaceConfig("acme").requestTopic).toBe("non-persistent://staging/request/config:acme");
@@ -59,12 +70,25 @@ describe("ServiceTable", () => {
   });
 
   it("refuses (403) a descriptor whose queues are in another tenant, unless that tenant is allowed", () => {
-    const other = { elsewhere: JSON.stringify({ id: "elsewhere", "request-queue": "non-persistent://tgb/request/joke", "response-queue": "non-persistent://tgb/response/joke" }) };
+    const other = {
+      elsewhere: JSON.stringify({
+        id: "elsewhere",
+        "request-queue": "non-persistent://tgb/request/joke",
+        "response-queue": "non-persistent://tgb/response/joke",
+      }),
+    };
     const refused = failure(() => table(other).resolve("elsewhere"));
     expect(refused).toMatchObject({ status: 403, type: "forbidden" });
-    expect(refused.message).toContain("tool-service descriptor 'elsewhere' is refused: queue non-persistent://tgb/request/joke is in tenant 'tgb'");
-    const halfway = { half: JSON.stringify({ id: "half", "request-queue": requestTopic("joke"), "response-queue": "non-persistent://tgb/response/joke" }) };
-    expect(failure(() => table(halfway).resolve("half"))).toMatchObject({ status: 403, message: expect.stringContaining("tgb/response/joke") });
+    expect(refused.message).toContain(
+      "tool-service descriptor 'elsewhere' is refused: queue non-persistent://tgb/request/joke is in tenant 'tgb'",
+    );
+    const halfway = {
+      half: JSON.stringify({ id: "half", "request-queue": requestTopic("joke"), "response-queue": "non-persistent://tgb/response/joke" }),
+    };
+    expect(failure(() => table(halfway).resolve("half"))).toMatchObject({
+      status: 403,
+      message: expect.stringContaining("tgb/response/joke"),
+    });
     expect(table(other, ["tgb"]).resolve("elsewhere").requestTopic).toBe("non-persistent://tgb/request/joke");
   });
 
@@ -76,8 +100,12 @@ describe("ServiceTable", () => {
       message: expect.stringContaining("a tool-service needs 'topic' or 'request-queue'"),
     });
     const badTopic = JSON.stringify({ id: "q", "request-queue": "tg//joke", "response-queue": "x" });
-    expect(failure(() => table({ q: badTopic }).resolve("q"))).toMatchObject({ status: 502, message: expect.stringContaining("invalid topic name 'tg//joke'") });
+    expect(failure(() => table({ q: badTopic }).resolve("q"))).toMatchObject({
+      status: 502,
+      message: expect.stringContaining("invalid topic name 'tg//joke'"),
+    });
     expect(failure(() => table(null).resolve("jokes"))).toMatchObject({ status: 503, type: "unavailable" });
-    for (const name of ["__proto__", "constructor", "toString"]) expect(failure(() => table({}).resolve(name))).toMatchObject({ status: 404 });
+    for (const name of ["__proto__", "constructor", "toString"])
+      expect(failure(() => table({}).resolve(name))).toMatchObject({ status: 404 });
   });
 });

@@ -61,7 +61,10 @@ export function createConfigHandlers(deps: ConfigHandlerDeps) {
     const reply = await operation(request, workspace);
     const bytes = Buffer.byteLength(JSON.stringify(reply));
     if (bytes > deps.limits.maxReplyBytes) {
-      const what = request.operation === "getvalues" ? `type '${request.type}' in workspace '${workspace}'` : `the '${request.operation}' reply for workspace '${workspace}'`;
+      const what =
+        request.operation === "getvalues"
+          ? `type '${request.type}' in workspace '${workspace}'`
+          : `the '${request.operation}' reply for workspace '${workspace}'`;
       throw new ServiceError(
         ErrorType.tooLarge,
         `${what} is ${bytes} bytes, over CONFIG_MAX_REPLY_BYTES (${deps.limits.maxReplyBytes}); ${lookup(SMALLER_READ, request.operation) ?? "ask for less"}`,
@@ -82,7 +85,9 @@ export function createConfigHandlers(deps: ConfigHandlerDeps) {
     },
     /** A workspace's queue (`request:tg:config:<ws>`): one-workspace operations, on that workspace only. */
     workspace(workspace: string, request: IncomingConfigRequest): Promise<ConfigReply> {
-      const operation = (WorkspaceConfigOperations as readonly string[]).includes(request.operation) ? lookup(oneWorkspace, request.operation) : undefined;
+      const operation = (WorkspaceConfigOperations as readonly string[]).includes(request.operation)
+        ? lookup(oneWorkspace, request.operation)
+        : undefined;
       if (!operation) throw badOperation(request, `on workspace '${workspace}''s config queue`);
       return bounded(request, workspace, operation);
     },

@@ -7,7 +7,13 @@ export { SqliteConfigStore } from "./sqlite.js";
 export { type ConfigStore, type StoreChange, type StoreWriteResult, TypeOverLimit } from "./types.js";
 
 /** PostgreSQL when DATABASE_URL is set (any number of replicas), else the SQLite file in CONFIG_DATA_DIR. */
-export function openConfigStore(env: { DATABASE_URL?: string | undefined; DATABASE_POOL_MAX: number; DATABASE_CONNECT_TIMEOUT_S: number; CONFIG_DATA_DIR: string }): Promise<ConfigStore> {
-  if (env.DATABASE_URL) return PostgresConfigStore.open(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
+export function openConfigStore(env: {
+  DATABASE_URL?: string | undefined;
+  DATABASE_POOL_MAX: number;
+  DATABASE_CONNECT_TIMEOUT_S: number;
+  CONFIG_DATA_DIR: string;
+}): Promise<ConfigStore> {
+  if (env.DATABASE_URL)
+    return PostgresConfigStore.open(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
   return Promise.resolve(SqliteConfigStore.open(env.CONFIG_DATA_DIR));
 }

@@ -1,6 +1,21 @@
 import { type Db, type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
-import { type ConfigKey, type ConfigReplyValue, type ConfigValue, TEMPLATE_WORKSPACE, WorkspaceRegistry, isReservedWorkspace } from "@toolmesh/schema";
-import { type ConfigStore, REPLY_ENVELOPE_BYTES, REPLY_ITEM_BYTES, type StoreChange, type StoreWriteResult, TypeOverLimit, lastOfEachKey } from "./types.js";
+import {
+  type ConfigKey,
+  type ConfigReplyValue,
+  type ConfigValue,
+  TEMPLATE_WORKSPACE,
+  WorkspaceRegistry,
+  isReservedWorkspace,
+} from "@toolmesh/schema";
+import {
+  type ConfigStore,
+  REPLY_ENVELOPE_BYTES,
+  REPLY_ITEM_BYTES,
+  type StoreChange,
+  type StoreWriteResult,
+  TypeOverLimit,
+  lastOfEachKey,
+} from "./types.js";
 
 const MIGRATIONS: Migration[] = [
   {
@@ -52,7 +67,11 @@ export class PostgresConfigStore implements ConfigStore {
   }
 
   async values(workspace: string, type: string): Promise<ConfigValue[]> {
-    return [...(await this.sql<ConfigValue[]>`SELECT type, key, value FROM config_items WHERE workspace = ${workspace} AND type = ${type} ORDER BY key COLLATE "C"`)];
+    return [
+      ...(await this.sql<
+        ConfigValue[]
+      >`SELECT type, key, value FROM config_items WHERE workspace = ${workspace} AND type = ${type} ORDER BY key COLLATE "C"`),
+    ];
   }
 
   async keysAllWorkspaces(type: string): Promise<Array<{ workspace: string; type: string; key: string }>> {
@@ -75,7 +94,9 @@ export class PostgresConfigStore implements ConfigStore {
 
   async all(workspace: string): Promise<Record<string, Record<string, string>>> {
     const config: Record<string, Record<string, string>> = {};
-    const rows = await this.sql<ConfigValue[]>`SELECT type, key, value FROM config_items WHERE workspace = ${workspace} ORDER BY type COLLATE "C", key COLLATE "C"`;
+    const rows = await this.sql<
+      ConfigValue[]
+    >`SELECT type, key, value FROM config_items WHERE workspace = ${workspace} ORDER BY type COLLATE "C", key COLLATE "C"`;
     for (const row of rows) (config[row.type] ??= {})[row.key] = row.value;
     return config;
   }
@@ -93,7 +114,11 @@ export class PostgresConfigStore implements ConfigStore {
       const registeredBefore = new Set(await keysOf(tx, WorkspaceRegistry.workspace, WorkspaceRegistry.type));
       const before = new Map<string, number>();
       for (const type of types) before.set(type, await replyBytes(tx, workspace, type));
-      if (values.length > 0) await upsert(tx, values.map((v) => ({ workspace, ...v })));
+      if (values.length > 0)
+        await upsert(
+          tx,
+          values.map((v) => ({ workspace, ...v })),
+        );
       for (const type of types) {
         const after = await replyBytes(tx, workspace, type);
         if (after > maxTypeReplyBytes && after > before.get(type)!) throw new TypeOverLimit(type, after, maxTypeReplyBytes);
@@ -105,7 +130,15 @@ export class PostgresConfigStore implements ConfigStore {
       }
       const register = [...new Set(change.register ?? [])];
       if (register.length > 0) {
-        await upsert(tx, register.map((id) => ({ workspace: WorkspaceRegistry.workspace, type: WorkspaceRegistry.type, key: id, value: WorkspaceRegistry.value })));
+        await upsert(
+          tx,
+          register.map((id) => ({
+            workspace: WorkspaceRegistry.workspace,
+            type: WorkspaceRegistry.type,
+            key: id,
+            value: WorkspaceRegistry.value,
+          })),
+        );
       }
       const registered = new Set(await keysOf(tx, WorkspaceRegistry.workspace, WorkspaceRegistry.type));
       const created = [...registered].filter((id) => !registeredBefore.has(id));
@@ -118,7 +151,11 @@ export class PostgresConfigStore implements ConfigStore {
 
   async registerAtStart(accept: (workspace: string) => boolean): Promise<StoreWriteResult | null> {
     const [marked] = await this.sql`SELECT 1 FROM config_meta WHERE name = 'workspaces_registered'`;
-    const withItems = marked ? [] : (await this.sql<Array<{ workspace: string }>>`SELECT DISTINCT workspace FROM config_items ORDER BY workspace`).map((r) => r.workspace);
+    const withItems = marked
+      ? []
+      : (await this.sql<Array<{ workspace: string }>>`SELECT DISTINCT workspace FROM config_items ORDER BY workspace`).map(
+          (r) => r.workspace,
+        );
     const registered = new Set(await this.workspaces());
     const register = [...new Set(["default", ...withItems])].filter((ws) => !registered.has(ws) && !isReservedWorkspace(ws) && accept(ws));
     await this.sql`INSERT INTO config_meta (name, value) VALUES ('workspaces_registered', 1) ON CONFLICT (name) DO NOTHING`;
@@ -132,7 +169,9 @@ export class PostgresConfigStore implements ConfigStore {
 
 // Keys sort by code point ("C" collation), as SQLite's BINARY collation does.
 async function keysOf(db: Db, workspace: string, type: string): Promise<string[]> {
-  const rows = await db<Array<{ key: string }>>`SELECT key FROM config_items WHERE workspace = ${workspace} AND type = ${type} ORDER BY key COLLATE "C"`;
+  const rows = await db<
+    Array<{ key: string }>
+  >`SELECT key FROM config_items WHERE workspace = ${workspace} AND type = ${type} ORDER BY key COLLATE "C"`;
   return rows.map((r) => r.key);
 }
 

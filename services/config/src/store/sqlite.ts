@@ -1,8 +1,22 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { type ConfigKey, type ConfigReplyValue, type ConfigValue, TEMPLATE_WORKSPACE, WorkspaceRegistry, isReservedWorkspace } from "@toolmesh/schema";
-import { type ConfigStore, REPLY_ENVELOPE_BYTES, REPLY_ITEM_BYTES, type StoreChange, type StoreWriteResult, TypeOverLimit } from "./types.js";
+import {
+  type ConfigKey,
+  type ConfigReplyValue,
+  type ConfigValue,
+  TEMPLATE_WORKSPACE,
+  WorkspaceRegistry,
+  isReservedWorkspace,
+} from "@toolmesh/schema";
+import {
+  type ConfigStore,
+  REPLY_ENVELOPE_BYTES,
+  REPLY_ITEM_BYTES,
+  type StoreChange,
+  type StoreWriteResult,
+  TypeOverLimit,
+} from "./types.js";
 
 /**
  * Config items in a SQLite file (the embedded default, one process). better-sqlite3 is synchronous: each
@@ -38,7 +52,11 @@ export class SqliteConfigStore implements ConfigStore {
 
   async get(workspace: string, keys: ConfigKey[]): Promise<ConfigReplyValue[]> {
     const select = this.db.prepare("SELECT value FROM items WHERE workspace = ? AND type = ? AND key = ?");
-    return keys.map(({ type, key }) => ({ type, key, value: (select.get(workspace, type, key) as { value: string } | undefined)?.value ?? null }));
+    return keys.map(({ type, key }) => ({
+      type,
+      key,
+      value: (select.get(workspace, type, key) as { value: string } | undefined)?.value ?? null,
+    }));
   }
 
   async keys(workspace: string, type: string): Promise<string[]> {
@@ -46,15 +64,23 @@ export class SqliteConfigStore implements ConfigStore {
   }
 
   async values(workspace: string, type: string): Promise<ConfigValue[]> {
-    return this.db.prepare("SELECT type, key, value FROM items WHERE workspace = ? AND type = ? ORDER BY key").all(workspace, type) as ConfigValue[];
+    return this.db
+      .prepare("SELECT type, key, value FROM items WHERE workspace = ? AND type = ? ORDER BY key")
+      .all(workspace, type) as ConfigValue[];
   }
 
   async keysAllWorkspaces(type: string): Promise<Array<{ workspace: string; type: string; key: string }>> {
-    return this.db.prepare("SELECT workspace, type, key FROM items WHERE type = ? ORDER BY workspace, key").all(type) as Array<{ workspace: string; type: string; key: string }>;
+    return this.db.prepare("SELECT workspace, type, key FROM items WHERE type = ? ORDER BY workspace, key").all(type) as Array<{
+      workspace: string;
+      type: string;
+      key: string;
+    }>;
   }
 
   async valuesAllWorkspaces(type: string): Promise<Array<ConfigValue & { workspace: string }>> {
-    return this.db.prepare("SELECT workspace, type, key, value FROM items WHERE type = ? ORDER BY workspace, key").all(type) as Array<ConfigValue & { workspace: string }>;
+    return this.db.prepare("SELECT workspace, type, key, value FROM items WHERE type = ? ORDER BY workspace, key").all(type) as Array<
+      ConfigValue & { workspace: string }
+    >;
   }
 
   async workspaces(): Promise<string[]> {
@@ -63,7 +89,9 @@ export class SqliteConfigStore implements ConfigStore {
 
   async all(workspace: string): Promise<Record<string, Record<string, string>>> {
     const config: Record<string, Record<string, string>> = {};
-    const rows = this.db.prepare("SELECT type, key, value FROM items WHERE workspace = ? ORDER BY type, key").all(workspace) as ConfigValue[];
+    const rows = this.db
+      .prepare("SELECT type, key, value FROM items WHERE workspace = ? ORDER BY type, key")
+      .all(workspace) as ConfigValue[];
     for (const row of rows) (config[row.type] ??= {})[row.key] = row.value;
     return config;
   }
@@ -78,7 +106,11 @@ export class SqliteConfigStore implements ConfigStore {
 
   async registerAtStart(accept: (workspace: string) => boolean): Promise<StoreWriteResult | null> {
     const migrated = this.db.prepare("SELECT 1 FROM meta WHERE name = 'workspaces_registered'").get() !== undefined;
-    const withItems = migrated ? [] : (this.db.prepare("SELECT DISTINCT workspace FROM items ORDER BY workspace").all() as Array<{ workspace: string }>).map((r) => r.workspace);
+    const withItems = migrated
+      ? []
+      : (this.db.prepare("SELECT DISTINCT workspace FROM items ORDER BY workspace").all() as Array<{ workspace: string }>).map(
+          (r) => r.workspace,
+        );
     const registered = new Set(this.workspacesNow());
     const register = [...new Set(["default", ...withItems])].filter((ws) => !registered.has(ws) && !isReservedWorkspace(ws) && accept(ws));
     this.db.prepare("INSERT OR IGNORE INTO meta (name, value) VALUES ('workspaces_registered', 1)").run();
@@ -94,7 +126,9 @@ export class SqliteConfigStore implements ConfigStore {
   }
 
   private keysNow(workspace: string, type: string): string[] {
-    return (this.db.prepare("SELECT key FROM items WHERE workspace = ? AND type = ? ORDER BY key").all(workspace, type) as Array<{ key: string }>).map((row) => row.key);
+    return (
+      this.db.prepare("SELECT key FROM items WHERE workspace = ? AND type = ? ORDER BY key").all(workspace, type) as Array<{ key: string }>
+    ).map((row) => row.key);
   }
 
   private workspacesNow(): string[] {

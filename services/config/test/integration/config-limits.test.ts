@@ -30,13 +30,21 @@ const freshDir = () => {
   return dir;
 };
 const startConfig = async (dataDir: string, env: Record<string, string> = {}) => {
-  const service = await ServiceProcess.start({ service: "config", env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: dataDir, ...env } });
+  const service = await ServiceProcess.start({
+    service: "config",
+    env: { PULSAR_WEB_URL: webServiceUrl, CONFIG_DATA_DIR: dataDir, ...env },
+  });
   processes.push(service);
   return service;
 };
 /** A service's view of some types, as tool-registry, mcp-tool and the gateway hold one. */
 const startView = async (types: string[]) => {
-  const view = new ConfigView(pulsar, pino({ level: "silent" }), { types, topics: testTopics(), subscriber: "limits-test", requestTimeoutMs: 20_000 });
+  const view = new ConfigView(pulsar, pino({ level: "silent" }), {
+    types,
+    topics: testTopics(),
+    subscriber: "limits-test",
+    requestTimeoutMs: 20_000,
+  });
   views.push(view);
   await view.start();
   await waitFor(() => view.ready, { timeoutMs: 30_000, description: `a view of ${types.join(", ")} to load` });
@@ -46,13 +54,20 @@ const startView = async (types: string[]) => {
 const expectToFollow = async (view: ConfigView, key: string) => {
   const put = await ask({ operation: "put", values: [{ type: "tool-service", key, value: toolService(key) }] });
   expect(put.error).toBeNull();
-  await waitFor(() => view.version === put.version && key in view.values("tool-service"), { timeoutMs: 15_000, description: `the view to see ${key}` });
+  await waitFor(() => view.version === put.version && key in view.values("tool-service"), {
+    timeoutMs: 15_000,
+    description: `the view to see ${key}`,
+  });
 };
 
 beforeAll(async () => {
   ({ webServiceUrl } = await useBroker());
   pulsar = new PulsarClient({ webServiceUrl });
-  config = await RequestClient.create(pulsar, { requestTopic: requestTopic("config"), responseTopic: responseTopic("config"), responseSchema: ConfigResponse });
+  config = await RequestClient.create(pulsar, {
+    requestTopic: requestTopic("config"),
+    responseTopic: responseTopic("config"),
+    responseSchema: ConfigResponse,
+  });
 });
 
 afterEach(async () => {
@@ -71,7 +86,10 @@ describe("config size limits on the real broker", () => {
     await startConfig(freshDir());
     for (const key of ["first", "second"]) {
       const reply = await ask({ operation: "put", values: [{ type: "blob", key, value: blob(MB35) }] });
-      expect(reply.error).toEqual({ type: "too-large", message: `put refused: blob '${key}' is ${MB35} bytes, over CONFIG_MAX_VALUE_BYTES (1048576)` });
+      expect(reply.error).toEqual({
+        type: "too-large",
+        message: `put refused: blob '${key}' is ${MB35} bytes, over CONFIG_MAX_VALUE_BYTES (1048576)`,
+      });
     }
     expect((await ask({ operation: "list", type: "blob" })).directory).toEqual([]);
     const view = await startView(["tool-service", "blob"]);
@@ -90,7 +108,9 @@ describe("config size limits on the real broker", () => {
     expect((await ask({ operation: "put", values: [{ type: "blob-b", key: "one", value: blob(MB35) }] })).error).toBeNull();
     const whole = await ask({ operation: "config" });
     expect(whole.error?.type).toBe("too-large");
-    expect(whole.error?.message).toMatch(/^the 'config' reply for workspace 'default' is 7000\d{3} bytes, over CONFIG_MAX_REPLY_BYTES \(5000000\); read it type by type with 'getvalues'$/);
+    expect(whole.error?.message).toMatch(
+      /^the 'config' reply for workspace 'default' is 7000\d{3} bytes, over CONFIG_MAX_REPLY_BYTES \(5000000\); read it type by type with 'getvalues'$/,
+    );
 
     // A gateway started now becomes ready (it reads only tool-service), and a view of a big type loads it.
     const gateway = await ServiceProcess.start({ service: "api-gateway", env: { PULSAR_WEB_URL: webServiceUrl } });
@@ -109,9 +129,14 @@ describe("config size limits on the real broker", () => {
     await early.stop();
     await startConfig(dataDir, { CONFIG_MAX_VALUE_BYTES: "3000000", CONFIG_MAX_REPLY_BYTES: "4000000" });
     const whole = await ask({ operation: "getvalues", type: "legacy" });
-    expect(whole.error?.message).toMatch(/^type 'legacy' in workspace 'default' is 5000\d{3} bytes, over CONFIG_MAX_REPLY_BYTES \(4000000\); read its keys with 'list' and 'get'/);
+    expect(whole.error?.message).toMatch(
+      /^type 'legacy' in workspace 'default' is 5000\d{3} bytes, over CONFIG_MAX_REPLY_BYTES \(4000000\); read its keys with 'list' and 'get'/,
+    );
     const view = await startView(["tool-service", "legacy"]);
-    expect(Object.fromEntries(Object.entries(view.values("legacy")).map(([k, v]) => [k, v.length]))).toEqual({ a: 2_500_000, b: 2_500_000 });
+    expect(Object.fromEntries(Object.entries(view.values("legacy")).map(([k, v]) => [k, v.length]))).toEqual({
+      a: 2_500_000,
+      b: 2_500_000,
+    });
     await expectToFollow(view, "after-paging");
   });
 });

@@ -67,7 +67,9 @@ describe("a config reload that keeps failing", () => {
     );
     const streak = logLines().filter((l) => /config reload/.test(l.msg));
     expect(streak.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(["config reload failed; retrying"]);
-    expect(streak.filter((l) => l.level === 50).map((l) => l.msg)).toEqual(["config reloads keep failing; /readyz reports not ready until one succeeds"]);
+    expect(streak.filter((l) => l.level === 50).map((l) => l.msg)).toEqual([
+      "config reloads keep failing; /readyz reports not ready until one succeeds",
+    ]);
 
     await config.spawn();
     const ready = await waitFor(

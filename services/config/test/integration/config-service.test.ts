@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigPush, ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
+import {
+  ServiceProcess,
+  useBroker,
+  waitFor,
+  brokerEnv,
+  clientOptions,
+  requestTopic,
+  responseTopic,
+  testTopics,
+} from "@toolmesh/test-support";
 
 const dataDir = mkdtempSync(join(tmpdir(), "config-service-"));
 let service: ServiceProcess;
@@ -79,7 +88,10 @@ describe("config service over the real broker", () => {
       operation: "put",
       values: [value("tool", "ok-one", tool("ok-one", "pun")), value("tool", "broken", { type: "tool-service", name: "broken" })],
     });
-    expect(bad.error).toEqual({ type: "config-error", message: expect.stringMatching(/^tool 'broken' is not a valid descriptor: service: /) });
+    expect(bad.error).toEqual({
+      type: "config-error",
+      message: expect.stringMatching(/^tool 'broken' is not a valid descriptor: service: /),
+    });
     expect((await ask({ operation: "config" })).version).toBe(before);
     expect((await ask({ operation: "list", type: "tool" })).directory).not.toContain("ok-one");
   });
@@ -91,7 +103,10 @@ describe("config service over the real broker", () => {
     expect((await ask({ operation: "delete", keys: [{ type: "tool", key: "nope" }] })).error).toBeNull();
     expect((await ask({ operation: "list" })).error).toEqual({ type: "bad-request", message: "'list' needs a 'type'" });
     expect((await ask({ operation: "put" })).error?.type).toBe("bad-request");
-    expect((await ask({ operation: "get", workspace: "", keys: [{ type: "tool", key: "nope" }] })).error).toEqual({ type: "bad-request", message: "Workspace is required" });
+    expect((await ask({ operation: "get", workspace: "", keys: [{ type: "tool", key: "nope" }] })).error).toEqual({
+      type: "bad-request",
+      message: "Workspace is required",
+    });
     expect((await ask({ operation: "drop" as "get" })).error?.type).toBe("bad-operation");
     await pulsar.send(requestTopic("config"), Buffer.from("{nonsense"), { id: "raw-1" });
     expect((await ask({ operation: "list", type: "tool" })).error).toBeNull();
@@ -102,11 +117,17 @@ describe("config service over the real broker", () => {
     const put = await ask({ operation: "put", workspace: "team-q", values: [value("tool", "only-q", tool("only-q", "pun"))] });
     expect(put.error).toBeNull();
     await waitFor(() => pushes.find((p) => p.version === put.version), { description: "the push" });
-    expect(pushes.find((p) => p.version === put.version)).toEqual({ version: put.version, changes: { tool: ["team-q"] }, workspace_changes: { created: ["team-q"], deleted: [] } });
+    expect(pushes.find((p) => p.version === put.version)).toEqual({
+      version: put.version,
+      changes: { tool: ["team-q"] },
+      workspace_changes: { created: ["team-q"], deleted: [] },
+    });
     const queue = await RequestClient.create(pulsar, { ...testTopics().workspaceConfig("team-q"), responseSchema: ConfigResponse });
     try {
       // The queue's workspace wins over the body's.
-      expect((await queue.request({ operation: "list", workspace: "default", type: "tool" }, { timeoutMs: 5_000 })).directory).toEqual(["only-q"]);
+      expect((await queue.request({ operation: "list", workspace: "default", type: "tool" }, { timeoutMs: 5_000 })).directory).toEqual([
+        "only-q",
+      ]);
       expect((await queue.request({ operation: "getkeys-all-ws", type: "tool" }, { timeoutMs: 5_000 })).error?.type).toBe("bad-operation");
     } finally {
       await queue.close();
@@ -126,10 +147,13 @@ describe("config service over the real broker", () => {
     await ask({ operation: "put", values: [value("tool", "tell-dad-joke", tool("tell-dad-joke", "dad-joke"))] });
     const before = await ask({ operation: "config" });
     await service.restart();
-    const after = await waitFor(async () => {
-      const reply = await ask({ operation: "config" });
-      return reply.error === null ? reply : undefined;
-    }, { timeoutMs: 20_000, description: "config after restart" });
+    const after = await waitFor(
+      async () => {
+        const reply = await ask({ operation: "config" });
+        return reply.error === null ? reply : undefined;
+      },
+      { timeoutMs: 20_000, description: "config after restart" },
+    );
     expect(after.version).toBe(before.version);
     expect(after.config).toEqual(before.config);
     const next = await ask({ operation: "put", values: [value("tool", "tell-one-liner", tool("tell-one-liner", "one-liner"))] });
@@ -139,7 +163,11 @@ describe("config service over the real broker", () => {
 
 describe("ConfigView against the real config service", () => {
   it("loads its types and re-reads all of them when any changes", async () => {
-    const view = new ConfigView(pulsar, pino({ level: "silent" }), { types: ["tool", "tool-service"], topics: testTopics(), subscriber: "view-test" });
+    const view = new ConfigView(pulsar, pino({ level: "silent" }), {
+      types: ["tool", "tool-service"],
+      topics: testTopics(),
+      subscriber: "view-test",
+    });
     await view.start();
     await view.whenReady();
     expect(Object.keys(view.values("tool-service"))).toEqual(["joke-service"]);

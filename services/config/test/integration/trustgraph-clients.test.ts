@@ -30,7 +30,9 @@ beforeAll(async () => {
   await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `tg-clients-${process.pid}`, type: "Exclusive" }, async (m) => {
     pushes.push(ConfigPush.parse(JSON.parse(m.payload.toString())));
   });
-  const { stdout } = await run(python, [SCRIPT, await brokerServiceUrl(webServiceUrl), testTopics().tenant, WORKSPACE], { timeout: 120_000 });
+  const { stdout } = await run(python, [SCRIPT, await brokerServiceUrl(webServiceUrl), testTopics().tenant, WORKSPACE], {
+    timeout: 120_000,
+  });
   results = JSON.parse(stdout) as Record<string, unknown>;
 }, 300_000);
 
@@ -51,18 +53,28 @@ describe("TrustGraph's config clients against toolmesh's config service", () => 
     expect(results.put_many).toEqual({ ok: null });
     expect(results.get).toEqual({ ok: knowledge });
     expect(results.list).toEqual({ ok: ["ask-docs", "zz-last"] });
-    expect(results.config).toEqual({ ok: { prompt: { greeting: "Hello {{name}}" }, tool: { "ask-docs": knowledge, "zz-last": knowledge } } });
+    expect(results.config).toEqual({
+      ok: { prompt: { greeting: "Hello {{name}}" }, tool: { "ask-docs": knowledge, "zz-last": knowledge } },
+    });
   });
 
   it("getvalues-all-ws (workspaces_for_type) and getkeys-all-ws span workspaces; AsyncProcessor's start-up load works", () => {
     expect(results.workspaces_for_type).toEqual({ ok: [WORKSPACE] });
-    expect(results.getkeys_all_ws).toEqual([[WORKSPACE, "ask-docs", ""], [WORKSPACE, "zz-last", ""]]);
-    expect(results.startup_load).toEqual({ tool: { "ask-docs": knowledge, "zz-last": knowledge }, version: results.getkeys_all_ws_version });
+    expect(results.getkeys_all_ws).toEqual([
+      [WORKSPACE, "ask-docs", ""],
+      [WORKSPACE, "zz-last", ""],
+    ]);
+    expect(results.startup_load).toEqual({
+      tool: { "ask-docs": knowledge, "zz-last": knowledge },
+      version: results.getkeys_all_ws_version,
+    });
   });
 
   it("serves the workspace's own queue (its workspace, not the body's) and refuses *-all-ws there", () => {
     expect(results.own_queue_list).toEqual({ ok: ["ask-docs", "zz-last"] });
-    expect(results.own_queue_all_ws).toEqual({ error: `bad-operation: Bad operation 'getvalues-all-ws' on workspace '${WORKSPACE}''s config queue` });
+    expect(results.own_queue_all_ws).toEqual({
+      error: `bad-operation: Bad operation 'getvalues-all-ws' on workspace '${WORKSPACE}''s config queue`,
+    });
   });
 
   it("deletes a missing key silently and an existing one for real, and refuses an empty workspace", () => {
@@ -73,7 +85,9 @@ describe("TrustGraph's config clients against toolmesh's config service", () => 
   });
 
   it("pushed each change, naming the type and workspace, and the new workspace once", async () => {
-    await waitFor(() => pushes.some((p) => p.changes.tool?.includes(WORKSPACE) && p.workspace_changes?.created.includes(WORKSPACE)), { description: "the push that created the workspace" });
+    await waitFor(() => pushes.some((p) => p.changes.tool?.includes(WORKSPACE) && p.workspace_changes?.created.includes(WORKSPACE)), {
+      description: "the push that created the workspace",
+    });
     const created = pushes.filter((p) => p.workspace_changes?.created.includes(WORKSPACE));
     expect(created).toHaveLength(1);
     expect(created[0]!.changes).toEqual({ tool: [WORKSPACE] });

@@ -32,7 +32,8 @@ export async function configOnBus(env: Record<string, string> = {}) {
     ask: async (request: ConfigRequestWire, queue = "config", timeoutMs = 2_000) => (await client(queue)).request(request, { timeoutMs }),
     /** Sends any JSON (not only valid requests) on a queue. */
     askRaw: async (body: unknown, queue = "config") => (await client(queue)).request(body, { timeoutMs: 2_000 }),
-    pushFor: (version: number) => waitFor(() => pushes.find((p) => p.version === version), { timeoutMs: 2_000, description: `push ${version}` }),
+    pushFor: (version: number) =>
+      waitFor(() => pushes.find((p) => p.version === version), { timeoutMs: 2_000, description: `push ${version}` }),
     close: async () => {
       await bus.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -32,7 +32,10 @@ describe("config on the in-memory bus", () => {
 
   it("answers a malformed request with bad-request and an unknown operation with bad-operation", async () => {
     expect((await config.askRaw({ operation: "get", keys: "tool" })).error?.type).toBe("bad-request");
-    expect((await config.askRaw({ operation: "explode" })).error).toEqual({ type: "bad-operation", message: "Bad operation 'explode' on the config queue" });
+    expect((await config.askRaw({ operation: "explode" })).error).toEqual({
+      type: "bad-operation",
+      message: "Bad operation 'explode' on the config queue",
+    });
     expect((await config.ask({ operation: "list", type: "tool-service" })).error).toBeNull();
   });
 });

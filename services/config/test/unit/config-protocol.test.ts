@@ -23,7 +23,13 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
 
   it("answers a missing key with value null and deletes a missing key silently, with a version bump and a push", async () => {
     await config.ask({ operation: "put", values: [item("tool", "here", tool("here"))] });
-    const got = await config.ask({ operation: "get", keys: [{ type: "tool", key: "here" }, { type: "agent", key: "tool-index" }] });
+    const got = await config.ask({
+      operation: "get",
+      keys: [
+        { type: "tool", key: "here" },
+        { type: "agent", key: "tool-index" },
+      ],
+    });
     expect(got.error).toBeNull();
     expect(got.values).toEqual([
       { type: "tool", key: "here", value: JSON.stringify(tool("here")) },
@@ -37,7 +43,13 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
 
   it("refuses an empty workspace on the system queue, except for the *-all-ws reads", async () => {
     for (const operation of ["get", "list", "getvalues", "put", "delete", "config"] as const) {
-      const reply = await config.ask({ operation, workspace: "", type: "tool", keys: [{ type: "tool", key: "k" }], values: [item("tool", "k", tool("k"))] });
+      const reply = await config.ask({
+        operation,
+        workspace: "",
+        type: "tool",
+        keys: [{ type: "tool", key: "k" }],
+        values: [item("tool", "k", tool("k"))],
+      });
       expect(reply.error, operation).toEqual({ type: "bad-request", message: "Workspace is required" });
     }
     expect((await config.ask({ operation: "getkeys-all-ws", workspace: "", type: "tool" })).error).toBeNull();
@@ -55,9 +67,17 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
       ]),
     );
     const values = await config.ask({ operation: "getvalues-all-ws", type: "tool" });
-    expect(values.values.find((v) => v.workspace === "all-a")).toEqual({ workspace: "all-a", type: "tool", key: "a1", value: JSON.stringify(tool("a1")) });
+    expect(values.values.find((v) => v.workspace === "all-a")).toEqual({
+      workspace: "all-a",
+      type: "tool",
+      key: "a1",
+      value: JSON.stringify(tool("a1")),
+    });
     expect(values.version).toBe(keys.version);
-    expect((await config.ask({ operation: "getkeys-all-ws" })).error).toEqual({ type: "bad-request", message: "'getkeys-all-ws' needs a 'type'" });
+    expect((await config.ask({ operation: "getkeys-all-ws" })).error).toEqual({
+      type: "bad-request",
+      message: "'getkeys-all-ws' needs a 'type'",
+    });
   });
 
   it("registers a workspace on its first put: its queue serves it, the push names it, and it gets the template", async () => {
@@ -71,7 +91,9 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
     // The queue is served before the reply: usable at once. The workspace comes from the queue, not the body.
     const listed = await config.ask({ operation: "list", workspace: "default", type: "tool" }, "config:team-x");
     expect(listed.directory).toEqual(["t1", "x1"]);
-    expect((await config.ask({ operation: "put", workspace: "", values: [item("tool", "x2", tool("x2"))] }, "config:team-x")).error).toBeNull();
+    expect(
+      (await config.ask({ operation: "put", workspace: "", values: [item("tool", "x2", tool("x2"))] }, "config:team-x")).error,
+    ).toBeNull();
     expect((await config.ask({ operation: "list", workspace: "team-x", type: "tool" })).directory).toEqual(["t1", "x1", "x2"]);
     expect((await config.ask({ operation: "list", type: "tool" })).directory).toEqual(["here"]);
     expect((await config.ask({ operation: "getkeys-all-ws", type: "tool" }, "config:team-x")).error).toEqual({
@@ -81,7 +103,11 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
   });
 
   it("follows TrustGraph's registrations in __workspaces__: a queue appears and goes, and the pushes say so", async () => {
-    const created = await config.ask({ operation: "put", workspace: "__workspaces__", values: [{ type: "workspace", key: "ws-b", value: '{"enabled": true}' }] });
+    const created = await config.ask({
+      operation: "put",
+      workspace: "__workspaces__",
+      values: [{ type: "workspace", key: "ws-b", value: '{"enabled": true}' }],
+    });
     expect(await config.pushFor(created.version!)).toEqual({
       version: created.version,
       changes: { tool: ["ws-b"] },
@@ -89,15 +115,26 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
     });
     expect((await config.ask({ operation: "list", type: "tool" }, "config:ws-b")).directory).toEqual(["t1"]);
     const deleted = await config.ask({ operation: "delete", workspace: "__workspaces__", keys: [{ type: "workspace", key: "ws-b" }] });
-    expect(await config.pushFor(deleted.version!)).toEqual({ version: deleted.version, changes: {}, workspace_changes: { created: [], deleted: ["ws-b"] } });
+    expect(await config.pushFor(deleted.version!)).toEqual({
+      version: deleted.version,
+      changes: {},
+      workspace_changes: { created: [], deleted: ["ws-b"] },
+    });
     expect(config.workspaceQueues.workspaces).not.toContain("ws-b");
     await expect(config.ask({ operation: "list", type: "tool" }, "config:ws-b", 300)).rejects.toThrow(/no reply/);
   });
 
   it("refuses a workspace that cannot have a queue, and keeps reserved workspaces out of pushes", async () => {
     const bad = await config.ask({ operation: "put", workspace: "a/b", values: [item("tool", "k", tool("k"))] });
-    expect(bad.error).toEqual({ type: "bad-request", message: expect.stringMatching(/^put refused: workspace 'a\/b' cannot have its own queue/) });
-    const reserved = await config.ask({ operation: "put", workspace: "__workspaces__", values: [{ type: "workspace", key: "_hidden", value: "{}" }] });
+    expect(bad.error).toEqual({
+      type: "bad-request",
+      message: expect.stringMatching(/^put refused: workspace 'a\/b' cannot have its own queue/),
+    });
+    const reserved = await config.ask({
+      operation: "put",
+      workspace: "__workspaces__",
+      values: [{ type: "workspace", key: "_hidden", value: "{}" }],
+    });
     expect(reserved.error?.message).toMatch(/workspace '_hidden' is reserved/);
     const template = await config.ask({ operation: "put", workspace: "__template__", values: [item("tool", "t2", tool("t2"))] });
     expect(await config.pushFor(template.version!)).toEqual({ version: template.version, changes: {}, workspace_changes: null });
@@ -106,10 +143,16 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
   it("stores tools of TrustGraph-only types as given, and still refuses a tool of no known type", async () => {
     const kq = { type: "knowledge-query", name: "ask-docs", description: "Ask the documents", collection: "docs" };
     const rows = { type: "row-embeddings-query", name: "find-rows", "schema-name": "customers", limit: 5 };
-    const stored = await config.ask({ operation: "put", values: [item("tool", "kq", kq), item("tool", "rows", rows), { type: "prompt", key: "x", value: "not json" }] });
+    const stored = await config.ask({
+      operation: "put",
+      values: [item("tool", "kq", kq), item("tool", "rows", rows), { type: "prompt", key: "x", value: "not json" }],
+    });
     expect(stored.error).toBeNull();
     expect((await config.ask({ operation: "get", keys: [{ type: "tool", key: "kq" }] })).values[0]?.value).toBe(JSON.stringify(kq));
     const typo = await config.ask({ operation: "put", values: [item("tool", "typo", { type: "tool-servce", name: "t" })] });
-    expect(typo.error).toEqual({ type: "config-error", message: expect.stringMatching(/^tool 'typo' is not a valid descriptor: type: 'type' must be one of tool-service, mcp-tool/) });
+    expect(typo.error).toEqual({
+      type: "config-error",
+      message: expect.stringMatching(/^tool 'typo' is not a valid descriptor: type: 'type' must be one of tool-service, mcp-tool/),
+    });
   });
 });

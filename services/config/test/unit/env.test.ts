@@ -7,7 +7,9 @@ describe("config env", () => {
   });
 
   it("refuses a value bound that a reply could not carry, naming the variable", () => {
-    expect(() => loadEnv({ CONFIG_MAX_VALUE_BYTES: "5000000" })).toThrow(/CONFIG_MAX_VALUE_BYTES="5000000": must be smaller than CONFIG_MAX_REPLY_BYTES \(4194304\)/);
+    expect(() => loadEnv({ CONFIG_MAX_VALUE_BYTES: "5000000" })).toThrow(
+      /CONFIG_MAX_VALUE_BYTES="5000000": must be smaller than CONFIG_MAX_REPLY_BYTES \(4194304\)/,
+    );
     expect(() => loadEnv({ CONFIG_MAX_REPLY_BYTES: "0" })).toThrow(/CONFIG_MAX_REPLY_BYTES="0"/);
   });
 });

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { Manifest, ToolAnnouncement } from "@toolmesh/schema";
-import { ServiceProcess, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
+import {
+  ServiceProcess,
+  uniqueTopic,
+  useBroker,
+  waitFor,
+  brokerEnv,
+  clientOptions,
+  requestTopic,
+  responseTopic,
+} from "@toolmesh/test-support";
 
 // Its own topic, so these processes never answer another test's requests.
 const topic = `joke-${randomUUID().slice(0, 8)}`;
@@ -16,13 +25,13 @@ const announcements: ToolAnnouncement[] = [];
 beforeAll(async () => {
   const broker = await useBroker();
   pulsar = new PulsarClient(clientOptions(broker));
-  await pulsar.subscribe(
-    { topic: announceTopic, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" },
-    async (m) => {
-      announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
-    },
-  );
-  first = await ServiceProcess.start({ service: "joke-service", env: { ...brokerEnv(broker), JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic } });
+  await pulsar.subscribe({ topic: announceTopic, subscription: `joke-test-${randomUUID()}`, type: "Exclusive" }, async (m) => {
+    announcements.push(ToolAnnouncement.parse(JSON.parse(m.payload.toString())));
+  });
+  first = await ServiceProcess.start({
+    service: "joke-service",
+    env: { ...brokerEnv(broker), JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic },
+  });
   jokes = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
 });
 
@@ -34,7 +43,9 @@ afterAll(async () => {
 
 describe("joke-service as a process on the real broker", () => {
   it("tells a joke in the configured style about the topic", async () => {
-    expect(await jokes.call("alice", { style: "dad-joke" }, { topic: "coffee" })).toBe("How does a coffee bean propose? I love you a latte.");
+    expect(await jokes.call("alice", { style: "dad-joke" }, { topic: "coffee" })).toBe(
+      "How does a coffee bean propose? I love you a latte.",
+    );
     expect(await jokes.call("alice", { style: "one-liner" }, { topic: "coffee" })).toBe("Decaf is just coffee with the point removed.");
   });
 
@@ -51,9 +62,12 @@ describe("joke-service as a process on the real broker", () => {
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
     const manifest = Manifest.parse(await response.json());
     expect(manifest.map((t) => t.name)).toEqual(["tell-pun", "tell-dad-joke", "tell-one-liner"]);
-    const mine = await waitFor(() => announcements.find((a) => a.manifest[0]?.binding.kind === "tool-service" && JSON.stringify(a).includes(topic)), {
-      description: "the announcement",
-    });
+    const mine = await waitFor(
+      () => announcements.find((a) => a.manifest[0]?.binding.kind === "tool-service" && JSON.stringify(a).includes(topic)),
+      {
+        description: "the announcement",
+      },
+    );
     expect(mine.service_id).toBe("joke-service");
     expect(mine.manifest).toEqual(manifest);
   });

@@ -24,7 +24,10 @@ describe("chooseJoke", () => {
 describe("the tell-joke tool", () => {
   const jokes = (topic: string) => new DefinedToolService({ id: "joke-service", topic, tool: tellJoke });
   const context = { id: "r1", logger: createLogger("joke-test", "silent") };
-  const service = { invoke: (user: string, config: Record<string, unknown>, args: Record<string, unknown>) => jokes("joke").invoke(user, config, args, context) };
+  const service = {
+    invoke: (user: string, config: Record<string, unknown>, args: Record<string, unknown>) =>
+      jokes("joke").invoke(user, config, args, context),
+  };
 
   it("uses the style from config and the topic from arguments", async () => {
     expect(await service.invoke("u", { style: "dad-joke" }, { topic: "dogs" })).toBe("What do you call a dog magician? A labracadabrador.");

@@ -58,7 +58,14 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
 
   const post = async (request: FastifyRequest, reply: FastifyReply) => {
     const group = groupOf(request);
-    if (group === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "group names are 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'");
+    if (group === undefined)
+      return rpcError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        "bad-request",
+        "group names are 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
+      );
     let body: unknown;
     try {
       body = JSON.parse(typeof request.body === "string" ? request.body : "");
@@ -67,16 +74,38 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     const { id, session } = existing(request, group);
     if (id !== undefined) {
-      if (!session) return rpcError(reply, 404, -32001, ErrorType.notFound, `session '${id}' not found (closed, expired, or opened at another URL): initialize again`);
+      if (!session)
+        return rpcError(
+          reply,
+          404,
+          -32001,
+          ErrorType.notFound,
+          `session '${id}' not found (closed, expired, or opened at another URL): initialize again`,
+        );
       return handOver(session.transport, request, reply, deps.logger, body);
     }
     const rpcId = requestId(body);
     if (!isInitializeRequest(body)) {
-      return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: the first request of a session must be initialize", rpcId);
+      return rpcError(
+        reply,
+        400,
+        ErrorCode.InvalidRequest,
+        "bad-request",
+        "no Mcp-Session-Id header: the first request of a session must be initialize",
+        rpcId,
+      );
     }
     const pin = parsePin((request.query as { revision?: unknown }).revision);
     if (typeof pin === "string") return rpcError(reply, 400, ErrorCode.InvalidParams, "bad-request", pin, rpcId);
-    if (deps.sessions.full) return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", "this instance has no room for another session; retry later", rpcId);
+    if (deps.sessions.full)
+      return rpcError(
+        reply,
+        503,
+        ErrorCode.InternalError,
+        "unavailable",
+        "this instance has no room for another session; retry later",
+        rpcId,
+      );
     let catalog: SessionCatalog;
     try {
       const revision = pin.number === null ? await deps.catalog.current() : await deps.catalog.revision(pin.number);
@@ -86,7 +115,14 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       if (err instanceof UnknownRevisionError && pin.number !== null) {
         const newest = deps.catalog.latestNumber;
         const hint = newest > 0 ? ` (the newest is ${newest}; omit ?revision= for it)` : "";
-        return rpcError(reply, 404, ErrorCode.InvalidParams, ErrorType.notFound, `unknown catalog revision ${pin.number}: ${reason}${hint}`, rpcId);
+        return rpcError(
+          reply,
+          404,
+          ErrorCode.InvalidParams,
+          ErrorType.notFound,
+          `unknown catalog revision ${pin.number}: ${reason}${hint}`,
+          rpcId,
+        );
       }
       deps.logger.warn({ reason }, "could not open a session: no catalog revision");
       return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", `no catalog to serve: ${reason}`, rpcId);
@@ -98,7 +134,8 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
   const withSession = async (request: FastifyRequest, reply: FastifyReply) => {
     const group = groupOf(request);
     const { id, session } = existing(request, group ?? null);
-    if (id === undefined) return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: initialize first");
+    if (id === undefined)
+      return rpcError(reply, 400, ErrorCode.InvalidRequest, "bad-request", "no Mcp-Session-Id header: initialize first");
     if (!session) return rpcError(reply, 404, -32001, ErrorType.notFound, `session '${id}' not found: initialize again`);
     if (request.method === "GET") {
       session.openStreams++;
@@ -118,7 +155,13 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
 }
 
 /** The SDK transport answers on the raw response from here on; a failure inside it still gets an answer. */
-async function handOver(transport: StreamableHTTPServerTransport, request: FastifyRequest, reply: FastifyReply, logger: Logger, body?: unknown) {
+async function handOver(
+  transport: StreamableHTTPServerTransport,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  logger: Logger,
+  body?: unknown,
+) {
   reply.hijack();
   try {
     await transport.handleRequest(request.raw, reply.raw, body);
@@ -126,7 +169,13 @@ async function handOver(transport: StreamableHTTPServerTransport, request: Fasti
     logger.error({ err }, "MCP transport failed on a request");
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(500, { "content-type": "application/json" });
-      reply.raw.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.InternalError, message: "internal error; see the service log", data: { type: ErrorType.internal } } }));
+      reply.raw.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: ErrorCode.InternalError, message: "internal error; see the service log", data: { type: ErrorType.internal } },
+        }),
+      );
     } else reply.raw.end();
   }
 }

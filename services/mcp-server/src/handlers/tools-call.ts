@@ -1,4 +1,10 @@
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { RequestTimeoutError } from "@toolmesh/pulsar";
 import type { ArgumentValidator } from "../argument-validator.js";
@@ -54,7 +60,15 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
       const ms = performance.now() - started;
       deps.metrics.called(outcome === "unknown-tool" ? "(unknown)" : name, outcome, ms);
       deps.logger.info(
-        { session: context.sessionId, revision: view.revision.revision_number, group: view.group ?? undefined, tool: name, outcome, ms: Math.round(ms * 10) / 10, ...(reason ? { reason } : {}) },
+        {
+          session: context.sessionId,
+          revision: view.revision.revision_number,
+          group: view.group ?? undefined,
+          tool: name,
+          outcome,
+          ms: Math.round(ms * 10) / 10,
+          ...(reason ? { reason } : {}),
+        },
         "tools/call",
       );
     };
@@ -66,7 +80,10 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
     const tool = view.tool(name);
     if (!tool) {
       record("unknown-tool");
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool '${name}': ${view.label} has no such tool (tools/list shows what it offers)`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `unknown tool '${name}': ${view.label} has no such tool (tools/list shows what it offers)`,
+      );
     }
     const args = params.arguments ?? {};
     const problems = deps.validator.problems(tool, args);
@@ -83,7 +100,11 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
               .sendNotification({ method: "notifications/progress", params: { progressToken, progress: index + 1, message: chunk } })
               .catch(() => undefined);
     try {
-      const output = await within(deps.invoker.invoke(tool, args, { timeoutMs: deps.callTimeoutMs, ...(onChunk ? { onChunk } : {}) }), deps.callTimeoutMs, context.signal);
+      const output = await within(
+        deps.invoker.invoke(tool, args, { timeoutMs: deps.callTimeoutMs, ...(onChunk ? { onChunk } : {}) }),
+        deps.callTimeoutMs,
+        context.signal,
+      );
       const result = toCallResult(tool, output);
       return finish(result.isError ? "tool-error" : "ok", result);
     } catch (err) {

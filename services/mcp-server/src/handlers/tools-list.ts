@@ -21,7 +21,8 @@ export function createToolsListHandler({ catalog, views, pageSize }: ToolsListDe
     let offset = 0;
     if (cursorText !== undefined) {
       const cursor = decodeCursor(cursorText);
-      if (!cursor) throw new McpError(ErrorCode.InvalidParams, `invalid cursor '${cursorText.slice(0, 64)}': pass back a nextCursor from tools/list`);
+      if (!cursor)
+        throw new McpError(ErrorCode.InvalidParams, `invalid cursor '${cursorText.slice(0, 64)}': pass back a nextCursor from tools/list`);
       if (cursor.revision !== view.revision.revision_number) view = views.of(await catalog.revision(cursor.revision), session.group);
       offset = cursor.offset;
     }

@@ -26,16 +26,24 @@ async function post(path: string, body: string, headers: Record<string, string> 
     body,
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as { error: { code?: number; message: string; type?: string } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    json: () => JSON.parse(text) as { error: { code?: number; message: string; type?: string } },
+  };
 }
 
-const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+  (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 
 beforeAll(async () => {
   await system.start({ MCP_CALL_TIMEOUT_MS: "2500" });
   revision = await system.waitForTools([...JOKE_TOOLS, ECHO_TOOL]);
   client = new Client({ name: "bad-input-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
 }, 180_000);
 afterAll(async () => {
   await client?.close().catch(() => undefined);
@@ -66,7 +74,9 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     const result = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
     console.log("tool service down:", textOf(result));
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^tool tell-pun timed out: no answer from non-persistent:\/\/[^/]+\/request\/joke within 2500 ms \(is it running\?\)$/);
+    expect(textOf(result)).toMatch(
+      /^tool tell-pun timed out: no answer from non-persistent:\/\/[^/]+\/request\/joke within 2500 ms \(is it running\?\)$/,
+    );
     await jokes.restart();
     const again = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
     expect(textOf(again)).toBe(PUN_CATS);
@@ -75,25 +85,48 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
   it("a missing or wrong token: 401 with WWW-Authenticate", async () => {
     const missing = await post("/mcp", JSON.stringify(initialize), {});
     const wrong = await post("/mcp", JSON.stringify(initialize), { authorization: "Bearer not-the-token" });
-    console.log("no token:", missing.status, missing.headers.get("www-authenticate"), missing.text, "| wrong token:", wrong.status, wrong.headers.get("www-authenticate"));
+    console.log(
+      "no token:",
+      missing.status,
+      missing.headers.get("www-authenticate"),
+      missing.text,
+      "| wrong token:",
+      wrong.status,
+      wrong.headers.get("www-authenticate"),
+    );
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="toolmesh"');
     expect(missing.json().error).toEqual({ type: "unauthorized", message: "missing bearer token: send 'Authorization: Bearer <token>'" });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="toolmesh", error="invalid_token"');
     const sdk = new Client({ name: "wrong-token", version: "1" });
-    await expect(sdk.connect(new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: "Bearer nope" } } }))).rejects.toThrow(/401|nauthorized/);
+    await expect(
+      sdk.connect(
+        new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: "Bearer nope" } } }),
+      ),
+    ).rejects.toThrow(/401|nauthorized/);
   });
 
   it("with an authorization server configured: the 401 names the protected-resource metadata (RFC 9728)", async () => {
     const oauth = await ServiceProcess.start({
       service: "mcp-server",
-      env: { PULSAR_WEB_URL: system.webServiceUrl, GATEWAY_TOKEN: TOKEN, MCP_AUTHORIZATION_SERVERS: "https://auth.example.com", MCP_RESOURCE_URL: "https://tools.example.com/mcp" },
+      env: {
+        PULSAR_WEB_URL: system.webServiceUrl,
+        GATEWAY_TOKEN: TOKEN,
+        MCP_AUTHORIZATION_SERVERS: "https://auth.example.com",
+        MCP_RESOURCE_URL: "https://tools.example.com/mcp",
+      },
     });
     try {
-      const response = await fetch(`${oauth.url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(initialize) });
+      const response = await fetch(`${oauth.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(initialize),
+      });
       expect(response.status).toBe(401);
-      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="toolmesh", resource_metadata="https://tools.example.com/.well-known/oauth-protected-resource/mcp"');
+      expect(response.headers.get("www-authenticate")).toBe(
+        'Bearer realm="toolmesh", resource_metadata="https://tools.example.com/.well-known/oauth-protected-resource/mcp"',
+      );
       for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
         const metadata = await fetch(`${oauth.url}${path}`);
         expect(metadata.status).toBe(200);
@@ -117,14 +150,20 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(notJson.json().error).toMatchObject({ code: -32700, message: expect.stringMatching(/^parse error: the body is not JSON/) });
     const notInitialize = await post("/mcp", JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" }));
     expect(notInitialize.status).toBe(400);
-    expect(notInitialize.json()).toMatchObject({ id: 7, error: { code: -32600, message: "no Mcp-Session-Id header: the first request of a session must be initialize" } });
+    expect(notInitialize.json()).toMatchObject({
+      id: 7,
+      error: { code: -32600, message: "no Mcp-Session-Id header: the first request of a session must be initialize" },
+    });
     const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const headers = { authorization: `Bearer ${TOKEN}`, "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION };
     const notRpc = await post("/mcp", JSON.stringify({ hello: "world" }), headers);
     console.log("not JSON:", notJson.text, "| not JSON-RPC in a session:", notRpc.status, notRpc.text);
     expect(notRpc.status).toBe(400);
     expect(notRpc.json().error).toMatchObject({ code: -32700 });
-    const unknownSession = await post("/mcp", JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list" }), { ...headers, "mcp-session-id": "00000000-0000-0000-0000-000000000000" });
+    const unknownSession = await post("/mcp", JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list" }), {
+      ...headers,
+      "mcp-session-id": "00000000-0000-0000-0000-000000000000",
+    });
     expect(unknownSession.status).toBe(404);
     expect(unknownSession.json().error.message).toMatch(/^session '00000000-0000-0000-0000-000000000000' not found/);
   });
@@ -138,7 +177,10 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(await versionFor("2025-03-26")).toBe("2025-03-26");
     expect(await versionFor("2024-11-05")).toBe("2024-11-05");
     expect(await versionFor("1999-01-01")).toBe(LATEST_PROTOCOL_VERSION);
-    const foreign = await post("/mcp", JSON.stringify(initialize), { authorization: `Bearer ${TOKEN}`, origin: "https://evil.example.com" });
+    const foreign = await post("/mcp", JSON.stringify(initialize), {
+      authorization: `Bearer ${TOKEN}`,
+      origin: "https://evil.example.com",
+    });
     expect(foreign.status).toBe(403);
     expect(foreign.json().error.message).toBe("origin 'https://evil.example.com' may not call this MCP server (MCP_ALLOWED_ORIGINS)");
   });
@@ -147,11 +189,21 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     const raw = await post("/mcp?revision=999", JSON.stringify(initialize));
     console.log("unknown revision:", raw.status, raw.text);
     expect(raw.status).toBe(404);
-    expect(raw.json()).toMatchObject({ id: 1, error: { code: -32602, message: `unknown catalog revision 999: no catalog revision 999 (the newest is ${revision}; omit ?revision= for it)` } });
+    expect(raw.json()).toMatchObject({
+      id: 1,
+      error: {
+        code: -32602,
+        message: `unknown catalog revision 999: no catalog revision 999 (the newest is ${revision}; omit ?revision= for it)`,
+      },
+    });
     const sdk = new Client({ name: "unknown-revision", version: "1" });
-    await expect(sdk.connect(new StreamableHTTPClientTransport(new URL("/mcp?revision=999", system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }))).rejects.toThrow(
-      "unknown catalog revision 999",
-    );
+    await expect(
+      sdk.connect(
+        new StreamableHTTPClientTransport(new URL("/mcp?revision=999", system.mcpUrl), {
+          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        }),
+      ),
+    ).rejects.toThrow("unknown catalog revision 999");
     const garbage = await post("/mcp?revision=abc", JSON.stringify(initialize));
     expect(garbage.status).toBe(400);
     expect(garbage.json().error.message).toBe("revision must be 'latest' or a revision number, not 'abc'");
@@ -161,17 +213,32 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     const result = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
     expect(textOf(result)).toBe(PUN_CATS);
     const metrics = await (await fetch(`${system.processes.get("mcp-server")!.url}/metrics`)).text();
-    const line = (tool: string, outcome: string) => metrics.split("\n").find((l) => l.startsWith("toolmesh_mcp_tool_calls_total") && l.includes(`tool="${tool}"`) && l.includes(`outcome="${outcome}"`));
-    console.log([line("tell-pun", "ok"), line("tell-pun", "invalid-arguments"), line("tell-pun", "timeout"), line("(unknown)", "unknown-tool")].join("\n"));
+    const line = (tool: string, outcome: string) =>
+      metrics
+        .split("\n")
+        .find((l) => l.startsWith("toolmesh_mcp_tool_calls_total") && l.includes(`tool="${tool}"`) && l.includes(`outcome="${outcome}"`));
+    console.log(
+      [line("tell-pun", "ok"), line("tell-pun", "invalid-arguments"), line("tell-pun", "timeout"), line("(unknown)", "unknown-tool")].join(
+        "\n",
+      ),
+    );
     expect(line("tell-pun", "ok")).toMatch(/ 2$/);
     expect(line("tell-pun", "invalid-arguments")).toMatch(/ 2$/);
     expect(line("tell-pun", "timeout")).toMatch(/ 1$/);
     expect(line("(unknown)", "unknown-tool")).toMatch(/ 1$/);
     expect(metrics).toMatch(/toolmesh_mcp_tool_call_duration_seconds_count\{[^}]*tool="tell-pun"[^}]*\} 5/);
     const logs = system.processes.get("mcp-server")!.logs;
-    const calls = logs.split("\n").filter((l) => l.includes('"msg":"tools/call"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const calls = logs
+      .split("\n")
+      .filter((l) => l.includes('"msg":"tools/call"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(calls.length).toBe(6);
-    expect(calls.at(-1)).toMatchObject({ session: (client.transport as StreamableHTTPClientTransport).sessionId, revision, tool: "tell-pun", outcome: "ok" });
+    expect(calls.at(-1)).toMatchObject({
+      session: (client.transport as StreamableHTTPClientTransport).sessionId,
+      revision,
+      tool: "tell-pun",
+      outcome: "ok",
+    });
     expect(logs).toMatch(/"status":404,"type":"not-found","reason":"unknown catalog revision 999[^"]*","msg":"refused an MCP request"/);
     expect(logs).not.toContain(SECRET);
     expect(logs).not.toContain('"cats"');

@@ -29,7 +29,9 @@ describe("the MCP TypeScript SDK client", () => {
   let client: Client;
   beforeAll(async () => {
     client = new Client({ name: "sdk-client-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
   });
   afterAll(() => client?.close());
 
@@ -61,11 +63,24 @@ describe("the Python MCP SDK client (mcp 2.3.0)", () => {
     const python = pythonPeer("mcp");
     const { stdout } = await run(
       python,
-      [join(here, "../support/python_mcp_client.py"), system.mcpUrl, TOKEN, "tell-dad-joke", '{"topic": "cats"}', ECHO_TOOL, '{"message": "hello from Python"}'],
+      [
+        join(here, "../support/python_mcp_client.py"),
+        system.mcpUrl,
+        TOKEN,
+        "tell-dad-joke",
+        '{"topic": "cats"}',
+        ECHO_TOOL,
+        '{"message": "hello from Python"}',
+      ],
       { timeout: 60_000 },
     );
     console.log("Python SDK:", stdout.trim());
-    const out = JSON.parse(stdout) as { protocol_version: string; server: string; tools: string[]; calls: Array<{ tool: string; is_error: boolean; text: string[] }> };
+    const out = JSON.parse(stdout) as {
+      protocol_version: string;
+      server: string;
+      tools: string[];
+      calls: Array<{ tool: string; is_error: boolean; text: string[] }>;
+    };
     expect(out.server).toBe("toolmesh");
     expect(out.protocol_version).toBe(LATEST_PROTOCOL_VERSION);
     expect(out.tools).toEqual(ALL_TOOLS);
@@ -84,7 +99,9 @@ describe("the MCP Inspector's CLI mode, configured with README's snippet", () =>
     writeFileSync(configFile, JSON.stringify(clientConfig(system.mcpUrl, TOKEN), null, 2));
   });
   const inspector = async (server: string, ...args: string[]) => {
-    const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", "--config", configFile, "--server", server, ...args], { timeout: 60_000 });
+    const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", "--config", configFile, "--server", server, ...args], {
+      timeout: 60_000,
+    });
     return stdout;
   };
 
@@ -95,10 +112,14 @@ describe("the MCP Inspector's CLI mode, configured with README's snippet", () =>
   });
 
   it("calls a joke-service tool and an mcp-tool tool", async () => {
-    const joke = JSON.parse(await inspector("toolmesh", "--method", "tools/call", "--tool-name", "tell-dad-joke", "--tool-arg", "topic=cats"));
+    const joke = JSON.parse(
+      await inspector("toolmesh", "--method", "tools/call", "--tool-name", "tell-dad-joke", "--tool-arg", "topic=cats"),
+    );
     console.log("Inspector tools/call tell-dad-joke:", JSON.stringify(joke));
     expect(joke).toMatchObject({ content: [{ type: "text", text: DAD_CATS }] });
-    const echo = JSON.parse(await inspector("toolmesh", "--method", "tools/call", "--tool-name", ECHO_TOOL, "--tool-arg", "message=hello from the Inspector"));
+    const echo = JSON.parse(
+      await inspector("toolmesh", "--method", "tools/call", "--tool-name", ECHO_TOOL, "--tool-arg", "message=hello from the Inspector"),
+    );
     console.log(`Inspector tools/call ${ECHO_TOOL}:`, JSON.stringify(echo));
     expect(echo).toMatchObject({ content: [{ type: "text", text: "Echo: hello from the Inspector" }] });
   });
@@ -126,7 +147,11 @@ describe("tg mcp (stdio bridge) driven by the TS SDK client, launched as README'
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
       await system.putConfig([
         { type: "tool-service", key: "jokes", value: { id: "jokes", topic: "joke", "config-params": ["style"] } },
-        { type: "tool", key: "tell-another", value: { type: "tool-service", name: "tell-another", service: "jokes", style: "one-liner", arguments: [{ name: "topic" }] } },
+        {
+          type: "tool",
+          key: "tell-another",
+          value: { type: "tool-service", name: "tell-another", service: "jokes", style: "one-liner", arguments: [{ name: "topic" }] },
+        },
       ]);
       await waitFor(() => changed > 0, { timeoutMs: 15_000, description: "list_changed through tg mcp" });
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("tell-another");

@@ -22,7 +22,11 @@ function manifest(): ManifestEntry[] {
 
 beforeAll(async () => {
   await system.start();
-  await system.pulsar.sendJson(testTopics().toolAnnouncements, { service_id: "bulk", manifest: manifest(), announced_at: new Date().toISOString() });
+  await system.pulsar.sendJson(testTopics().toolAnnouncements, {
+    service_id: "bulk",
+    manifest: manifest(),
+    announced_at: new Date().toISOString(),
+  });
   await system.waitForTools(["bulk-00000", "bulk-09999"]);
 }, 180_000);
 afterAll(() => system.stop());
@@ -30,7 +34,9 @@ afterAll(() => system.stop());
 describe("a 10k-tool catalog", () => {
   it("pages through tools/list with cursors, every tool once, all from one revision", async () => {
     const client = new Client({ name: "large-catalog", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
     try {
       const names: string[] = [];
       const revisions = new Set<unknown>();
@@ -44,7 +50,9 @@ describe("a 10k-tool catalog", () => {
         cursor = page.nextCursor;
         pages++;
       } while (cursor);
-      console.log(`${names.length} tools in ${pages} pages of up to 500 (${Math.round(performance.now() - started)} ms), revisions ${[...revisions].join(",")}`);
+      console.log(
+        `${names.length} tools in ${pages} pages of up to 500 (${Math.round(performance.now() - started)} ms), revisions ${[...revisions].join(",")}`,
+      );
       expect(pages).toBe(Math.ceil(names.length / 500));
       expect(new Set(names).size).toBe(names.length);
       expect(names.filter((n) => n.startsWith("bulk-")).length).toBe(COUNT);

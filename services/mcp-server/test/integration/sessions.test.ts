@@ -72,7 +72,10 @@ describe("sessions, revisions and tool groups", () => {
 
     streams = await StreamService.run(system.webServiceUrl);
     const revision = await system.waitForTools(STREAM_TOOLS);
-    await waitFor(() => latest.changes.length > 0 && group.changes.length > 0, { timeoutMs: 15_000, description: "tools/list_changed on the latest-following sessions" });
+    await waitFor(() => latest.changes.length > 0 && group.changes.length > 0, {
+      timeoutMs: 15_000,
+      description: "tools/list_changed on the latest-following sessions",
+    });
 
     const seen = await listAll(latest.client);
     console.log(`latest-following session after list_changed: revision ${String(seen.revisions)}: ${seen.names.join(", ")}`);
@@ -94,7 +97,9 @@ describe("sessions, revisions and tool groups", () => {
   it("streams a tool service's chunks as progress notifications when the client sends a progress token", async () => {
     const { client } = await connect("/mcp?revision=latest");
     const progress: Array<{ progress: number; message?: string | undefined }> = [];
-    const result = await client.callTool({ name: "count-up", arguments: { to: 3 } }, undefined, { onprogress: (p) => void progress.push({ progress: p.progress, message: p.message }) });
+    const result = await client.callTool({ name: "count-up", arguments: { to: 3 } }, undefined, {
+      onprogress: (p) => void progress.push({ progress: p.progress, message: p.message }),
+    });
     console.log("count-up:", JSON.stringify(result), "progress:", JSON.stringify(progress));
     expect(result).toMatchObject({ content: [{ type: "text", text: "1 2 3" }] });
     expect(progress).toEqual([
@@ -108,7 +113,11 @@ describe("sessions, revisions and tool groups", () => {
     const { client } = await connect("/mcp/groups/streams");
     const { tools } = await listAll(client);
     const weather = tools.find((t) => t.name === "weather-report")!;
-    expect(weather).toMatchObject({ title: "Weather report", annotations: { title: "Weather report", readOnlyHint: true }, outputSchema: { type: "object", required: ["city", "celsius"] } });
+    expect(weather).toMatchObject({
+      title: "Weather report",
+      annotations: { title: "Weather report", readOnlyHint: true },
+      outputSchema: { type: "object", required: ["city", "celsius"] },
+    });
     const result = await client.callTool({ name: "weather-report", arguments: { city: "Lyon" } });
     console.log("weather-report:", JSON.stringify(result));
     expect(result.structuredContent).toEqual({ city: "Lyon", celsius: 21 });
@@ -127,13 +136,26 @@ describe("sessions, revisions and tool groups", () => {
     const opened = await fetch(system.mcpUrl, {
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "idle", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "idle", version: "1" } },
+      }),
     });
     await opened.text();
     const idle = opened.headers.get("mcp-session-id")!;
     const ping = () =>
-      fetch(system.mcpUrl, { method: "POST", headers: { ...headers, "mcp-session-id": idle, "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
-    await waitFor(async () => (await ping()).status === 404, { timeoutMs: 20_000, intervalMs: 7_000, description: "the idle session to be closed" });
+      fetch(system.mcpUrl, {
+        method: "POST",
+        headers: { ...headers, "mcp-session-id": idle, "mcp-protocol-version": "2025-11-25" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+      });
+    await waitFor(async () => (await ping()).status === 404, {
+      timeoutMs: 20_000,
+      intervalMs: 7_000,
+      description: "the idle session to be closed",
+    });
     expect((await listAll(listening.client)).names).toEqual(AFTER);
   });
 });

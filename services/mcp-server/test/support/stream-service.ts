@@ -23,7 +23,12 @@ export class StreamService extends DynamicToolService {
   }
 
   override manifest(): ManifestEntry[] {
-    const binding = { kind: "tool-service" as const, request_topic: requestTopic(this.topic), response_topic: responseTopic(this.topic), config: {} };
+    const binding = {
+      kind: "tool-service" as const,
+      request_topic: requestTopic(this.topic),
+      response_topic: responseTopic(this.topic),
+      config: {},
+    };
     return [
       {
         tool_id: "stream-service.count-up",
@@ -38,7 +43,11 @@ export class StreamService extends DynamicToolService {
         name: "weather-report",
         description: "Today's weather in a city, as JSON",
         parameters_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-        output_schema: { type: "object", properties: { city: { type: "string" }, celsius: { type: "number" } }, required: ["city", "celsius"] },
+        output_schema: {
+          type: "object",
+          properties: { city: { type: "string" }, celsius: { type: "number" } },
+          required: ["city", "celsius"],
+        },
         annotations: { title: "Weather report", readOnlyHint: true },
         binding,
         group: ["streams"],
@@ -48,7 +57,12 @@ export class StreamService extends DynamicToolService {
 
   /** Serves and announces in this process; returns the runtime to stop. */
   static async run(webServiceUrl: string): Promise<ServiceRuntime> {
-    const env = BaseEnv.parse({ PULSAR_WEB_URL: webServiceUrl, TOOLMESH_TENANT: process.env.TOOLMESH_TENANT, HTTP_PORT: "0", LOG_LEVEL: "warn" });
+    const env = BaseEnv.parse({
+      PULSAR_WEB_URL: webServiceUrl,
+      TOOLMESH_TENANT: process.env.TOOLMESH_TENANT,
+      HTTP_PORT: "0",
+      LOG_LEVEL: "warn",
+    });
     const runtime = new ServiceRuntime({ name: "stream-service", env });
     await new StreamService().start(runtime);
     return runtime;

@@ -33,7 +33,12 @@ export class McpSystem {
     await this.add("mcp-tool");
     this.pulsar = new PulsarClient({ webServiceUrl: this.webServiceUrl });
     const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
-      RequestClient.create(this.pulsar, { requestTopic: requestTopic(name), responseTopic: responseTopic(name), responseSchema, timeoutMs: 15_000 });
+      RequestClient.create(this.pulsar, {
+        requestTopic: requestTopic(name),
+        responseTopic: responseTopic(name),
+        responseSchema,
+        timeoutMs: 15_000,
+      });
     this.config = await client("config", ConfigResponse);
     this.registry = await client("tool-registry", ToolRegistryResponse);
     await this.putConfig([
@@ -41,7 +46,13 @@ export class McpSystem {
       {
         type: "tool",
         key: ECHO_TOOL,
-        value: { type: "mcp-tool", name: ECHO_TOOL, "mcp-tool": "everything", description: "Echoes a message (server-everything)", arguments: [{ name: "message", type: "string", description: "what to echo" }] },
+        value: {
+          type: "mcp-tool",
+          name: ECHO_TOOL,
+          "mcp-tool": "everything",
+          description: "Echoes a message (server-everything)",
+          arguments: [{ name: "message", type: "string", description: "what to echo" }],
+        },
       },
     ]);
     await this.waitForTools([...JOKE_TOOLS, ECHO_TOOL]);

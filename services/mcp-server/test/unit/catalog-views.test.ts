@@ -10,12 +10,23 @@ const tool = (name: string, extra: Partial<CatalogTool> = {}): CatalogTool => ({
   name,
   description: `${name} tool`,
   parameters_schema: { properties: { a: { type: "string" } } },
-  binding: { kind: "tool-service", request_topic: "non-persistent://tg/request/x", response_topic: "non-persistent://tg/response/x", config: {} },
+  binding: {
+    kind: "tool-service",
+    request_topic: "non-persistent://tg/request/x",
+    response_topic: "non-persistent://tg/response/x",
+    config: {},
+  },
   source: "config",
   content_hash: `hash-${name}-${JSON.stringify(extra)}`,
   ...extra,
 });
-const revision = (n: number, tools: CatalogTool[]): CatalogRevision => ({ revision_number: n, content_hash: `rev${n}`, created_at: "", tool_count: tools.length, tools });
+const revision = (n: number, tools: CatalogTool[]): CatalogRevision => ({
+  revision_number: n,
+  content_hash: `rev${n}`,
+  created_at: "",
+  tool_count: tools.length,
+  tools,
+});
 
 describe("tool views, session pinning and listing", () => {
   it("sorts by name, leaves out text-completion tools, and filters by group ('default' for tools without one)", () => {
@@ -43,15 +54,29 @@ describe("tool views, session pinning and listing", () => {
   });
 
   it("lists a tool with an object input schema, its output schema, annotations and toolmesh _meta", () => {
-    const listed = toMcpTool(tool("w", { output_schema: { type: "object" }, annotations: { title: "W", readOnlyHint: true }, group: ["g"] }));
-    expect(listed).toMatchObject({ name: "w", title: "W", inputSchema: { type: "object" }, outputSchema: { type: "object" }, annotations: { readOnlyHint: true } });
+    const listed = toMcpTool(
+      tool("w", { output_schema: { type: "object" }, annotations: { title: "W", readOnlyHint: true }, group: ["g"] }),
+    );
+    expect(listed).toMatchObject({
+      name: "w",
+      title: "W",
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object" },
+      annotations: { readOnlyHint: true },
+    });
     expect(listed._meta).toMatchObject({ "io.toolmesh/tool_id": "t.w", "io.toolmesh/group": ["g"] });
     expect(toMcpTool(tool("x", { output_schema: { type: "string" } })).outputSchema).toBeUndefined();
   });
 
   it("round-trips cursors and refuses anything else", () => {
     expect(decodeCursor(encodeCursor({ revision: 7, offset: 1000 }))).toEqual({ revision: 7, offset: 1000 });
-    for (const bad of ["", "x", Buffer.from("[0,1]").toString("base64url"), Buffer.from('{"a":1}').toString("base64url"), Buffer.from("[1,-1]").toString("base64url")]) {
+    for (const bad of [
+      "",
+      "x",
+      Buffer.from("[0,1]").toString("base64url"),
+      Buffer.from('{"a":1}').toString("base64url"),
+      Buffer.from("[1,-1]").toString("base64url"),
+    ]) {
       expect(decodeCursor(bad)).toBeUndefined();
     }
   });

@@ -5,20 +5,31 @@ import { loadEnv } from "../../src/env.js";
 describe("mcp-server env", () => {
   it("has defaults for everything", () => {
     const env = loadEnv({});
-    expect(env).toMatchObject({ HTTP_PORT: 8706, MCP_CALL_TIMEOUT_MS: 30_000, MCP_PAGE_SIZE: 500, MCP_AUTHORIZATION_SERVERS: [], MCP_SESSION_IDLE_MS: 1_800_000 });
+    expect(env).toMatchObject({
+      HTTP_PORT: 8706,
+      MCP_CALL_TIMEOUT_MS: 30_000,
+      MCP_PAGE_SIZE: 500,
+      MCP_AUTHORIZATION_SERVERS: [],
+      MCP_SESSION_IDLE_MS: 1_800_000,
+    });
     expect(env.GATEWAY_TOKEN).toBeUndefined();
   });
 
   it("reads a list of authorization servers, which needs the resource URL", () => {
-    expect(loadEnv({ MCP_AUTHORIZATION_SERVERS: "https://a.example.com, https://b.example.com", MCP_RESOURCE_URL: "https://t.example.com/mcp" }).MCP_AUTHORIZATION_SERVERS).toEqual([
-      "https://a.example.com",
-      "https://b.example.com",
-    ]);
-    expect(() => loadEnv({ MCP_AUTHORIZATION_SERVERS: "https://a.example.com" })).toThrow(/MCP_RESOURCE_URL: is required when MCP_AUTHORIZATION_SERVERS is set/);
+    expect(
+      loadEnv({ MCP_AUTHORIZATION_SERVERS: "https://a.example.com, https://b.example.com", MCP_RESOURCE_URL: "https://t.example.com/mcp" })
+        .MCP_AUTHORIZATION_SERVERS,
+    ).toEqual(["https://a.example.com", "https://b.example.com"]);
+    expect(() => loadEnv({ MCP_AUTHORIZATION_SERVERS: "https://a.example.com" })).toThrow(
+      /MCP_RESOURCE_URL: is required when MCP_AUTHORIZATION_SERVERS is set/,
+    );
   });
 
   it("reads allowed origins without trailing slashes", () => {
-    expect(loadEnv({ MCP_ALLOWED_ORIGINS: "http://localhost:6274/, https://app.example.com" }).MCP_ALLOWED_ORIGINS).toEqual(["http://localhost:6274", "https://app.example.com"]);
+    expect(loadEnv({ MCP_ALLOWED_ORIGINS: "http://localhost:6274/, https://app.example.com" }).MCP_ALLOWED_ORIGINS).toEqual([
+      "http://localhost:6274",
+      "https://app.example.com",
+    ]);
   });
 
   it("names every bad variable at once", () => {
@@ -27,7 +38,9 @@ describe("mcp-server env", () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(EnvError);
-      expect((err as EnvError).problems.map((p) => p.split(/[=:.]/)[0])).toEqual(expect.arrayContaining(["MCP_PAGE_SIZE", "MCP_AUTHORIZATION_SERVERS", "MCP_CALL_TIMEOUT_MS"]));
+      expect((err as EnvError).problems.map((p) => p.split(/[=:.]/)[0])).toEqual(
+        expect.arrayContaining(["MCP_PAGE_SIZE", "MCP_AUTHORIZATION_SERVERS", "MCP_CALL_TIMEOUT_MS"]),
+      );
     }
   });
 });

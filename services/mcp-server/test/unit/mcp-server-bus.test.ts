@@ -21,7 +21,8 @@ async function connect(revision?: string): Promise<Client> {
   clients.push(client);
   return client;
 }
-const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+  (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
 
 beforeAll(async () => {
   registry = await FakeToolRegistry.start(bus, [shoutRevision]);
@@ -66,10 +67,20 @@ describe("mcp-server on the in-memory bus", () => {
     const pinned = await connect();
     const latest = await connect("latest");
     const shout = shoutRevision.tools[0]!;
-    const whisper = { ...shout, tool_id: "whisper", name: "whisper", content_hash: "t2", binding: { ...shout.binding, config: { suffix: "..." } } };
+    const whisper = {
+      ...shout,
+      tool_id: "whisper",
+      name: "whisper",
+      content_hash: "t2",
+      binding: { ...shout.binding, config: { suffix: "..." } },
+    };
     await registry.publish({ ...shoutRevision, revision_number: 4, content_hash: "h4", tool_count: 2, tools: [shout, whisper] });
 
-    await waitFor(async () => (await latest.listTools()).tools.some((t) => t.name === "whisper"), { timeoutMs: 2_000, intervalMs: 10, description: "whisper in the latest session" });
+    await waitFor(async () => (await latest.listTools()).tools.some((t) => t.name === "whisper"), {
+      timeoutMs: 2_000,
+      intervalMs: 10,
+      description: "whisper in the latest session",
+    });
     expect(textOf(await latest.callTool({ name: "whisper", arguments: { text: "psst" } }))).toBe("PSST...");
     expect((await pinned.listTools()).tools.map((t) => t.name)).toEqual(["shout"]);
   });

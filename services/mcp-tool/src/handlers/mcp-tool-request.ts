@@ -38,7 +38,12 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
   };
 
   /** A call the server refused: when the tool is simply not there, say so and list what is. */
-  const missingTool = async (target: McpServerTarget, name: string, remote: string, deadline: number): Promise<ServiceError | undefined> => {
+  const missingTool = async (
+    target: McpServerTarget,
+    name: string,
+    remote: string,
+    deadline: number,
+  ): Promise<ServiceError | undefined> => {
     const tools = await pool.listTools(target, deadline).catch(() => undefined);
     if (!tools || tools.some((tool) => tool.name === remote)) return undefined;
     const offered = tools.map((tool) => tool.name);
@@ -59,9 +64,12 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
     try {
       // The remote MCP server's HTTP call, in a span of its own (server without credentials, remote tool name).
       const attributes = { [TraceAttr.tool]: request.name, "toolmesh.mcp.remote_name": remote, "server.address": target.label };
-      reply = toWireReply(await traced("mcp call", { kind: SpanKind.CLIENT, attributes }, () => pool.callTool(target, remote, request.parameters, deadline)));
+      reply = toWireReply(
+        await traced("mcp call", { kind: SpanKind.CLIENT, attributes }, () => pool.callTool(target, remote, request.parameters, deadline)),
+      );
     } catch (err) {
-      if (err instanceof McpServerError && err.kind === "rejected") throw (await missingTool(target, request.name, remote, deadline)) ?? err;
+      if (err instanceof McpServerError && err.kind === "rejected")
+        throw (await missingTool(target, request.name, remote, deadline)) ?? err;
       throw err;
     }
     if (reply.error) {

@@ -50,7 +50,10 @@ describe("live config", () => {
     await system.putMcp({ doomed: { url: everything.url, "remote-name": "echo" } });
     expect((await system.call("doomed", { message: "x" })).text).toBe("Echo: x");
     await system.deleteMcp("doomed");
-    expect((await system.call("doomed", { message: "x" })).error).toEqual({ type: "mcp-tool-error", message: "no mcp tool 'doomed' in config" });
+    expect((await system.call("doomed", { message: "x" })).error).toEqual({
+      type: "mcp-tool-error",
+      message: "no mcp tool 'doomed' in config",
+    });
   });
 });
 

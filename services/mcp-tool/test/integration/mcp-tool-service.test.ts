@@ -48,7 +48,11 @@ async function stillServing(): Promise<void> {
 
 describe("calls through Pulsar", () => {
   it("answers the seed-003 wire for a text tool", async () => {
-    expect(await system.request({ name: "echo", parameters: '{"message": "hello"}' })).toEqual({ error: null, text: "Echo: hello", object: null });
+    expect(await system.request({ name: "echo", parameters: '{"message": "hello"}' })).toEqual({
+      error: null,
+      text: "Echo: hello",
+      object: null,
+    });
     expect(await system.call("sum", { a: 2, b: 3 })).toEqual({ error: null, text: "The sum of 2 and 3 is 5.", object: null });
   });
 
@@ -129,7 +133,9 @@ describe("errors are clear, and the service keeps serving", () => {
   it("a server that wants a bearer token: 401 without auth-token, success with it or with an env header", async () => {
     const reply = await system.call("fail-without-token", { reason: "x" });
     expect(reply.error?.type).toBe("mcp-tool-error");
-    expect(reply.error?.message).toMatch(new RegExp(`^MCP server at ${auth.url}: connect \\(streamable-http\\) failed: HTTP 401 Unauthorized`));
+    expect(reply.error?.message).toMatch(
+      new RegExp(`^MCP server at ${auth.url}: connect \\(streamable-http\\) failed: HTTP 401 Unauthorized`),
+    );
     expect(reply.error?.message).toContain("auth-token");
     expect(await system.call("tiny-echo", { message: "hi" })).toEqual({ error: null, text: "tiny-echo: hi", object: null });
     await stillServing();
@@ -156,7 +162,9 @@ describe("errors are clear, and the service keeps serving", () => {
     const reply = await system.call("no-such-remote", {});
     expect(reply.error?.type).toBe("mcp-tool-error");
     expect(reply.error?.message).toMatch(
-      new RegExp(`^MCP server at ${everything.url} has no tool 'does-not-exist' \\(mcp tool 'no-such-remote'\\); it offers: echo, .*get-sum`),
+      new RegExp(
+        `^MCP server at ${everything.url} has no tool 'does-not-exist' \\(mcp tool 'no-such-remote'\\); it offers: echo, .*get-sum`,
+      ),
     );
     await stillServing();
   });

@@ -12,7 +12,12 @@ let system: McpToolSystem;
 beforeAll(async () => {
   server = await PythonMcpServer.start({ token: TOKEN });
   system = await McpToolSystem.start({ MCP_TEST_TOKEN: TOKEN });
-  const entry = (tool: string, extra: Record<string, unknown> = {}) => ({ url: server.url, "remote-name": tool, "auth-token": "${env:MCP_TEST_TOKEN}", ...extra });
+  const entry = (tool: string, extra: Record<string, unknown> = {}) => ({
+    url: server.url,
+    "remote-name": tool,
+    "auth-token": "${env:MCP_TEST_TOKEN}",
+    ...extra,
+  });
   await system.putMcp({
     "py-echo": entry("echo"),
     "py-plain": entry("plain"),

@@ -37,7 +37,10 @@ describe("a timeout is the call's problem (issue 12 item 8)", () => {
     await server.release("later");
     expect((await Promise.all(others)).map((reply) => reply.error ?? reply.text)).toEqual(Array(5).fill("passed gate later"));
     expect(timedOut).toEqual({
-      error: { type: "mcp-tool-error", message: `MCP server at ${server.url} did not answer tools/call 'gate' within ${CALL_TIMEOUT_MS} ms` },
+      error: {
+        type: "mcp-tool-error",
+        message: `MCP server at ${server.url} did not answer tools/call 'gate' within ${CALL_TIMEOUT_MS} ms`,
+      },
       text: null,
       object: null,
     });
@@ -53,7 +56,10 @@ describe("after the server restarts (issue 12 item 9)", () => {
   let server: PythonMcpServer;
   beforeAll(async () => {
     server = await PythonMcpServer.start();
-    await system.putMcp({ "restart-plain": { url: server.url, "remote-name": "plain" }, "restart-gate": { url: server.url, "remote-name": "gate" } });
+    await system.putMcp({
+      "restart-plain": { url: server.url, "remote-name": "plain" },
+      "restart-gate": { url: server.url, "remote-name": "gate" },
+    });
   });
   afterAll(() => server?.stop());
 
@@ -101,10 +107,16 @@ describe("dropped sessions are ended on the server (issue 12 item 10)", () => {
     for (let i = 0; i < 5; i++) {
       flaky.resetToolCalls = 1;
       const reply = await system.call("limited-echo", { message: `cut ${i}` });
-      expect(reply.error?.message).toBe(`MCP server at ${flaky.url()}: tools/call 'echo' failed: the server closed the connection (UND_ERR_SOCKET)`);
+      expect(reply.error?.message).toBe(
+        `MCP server at ${flaky.url()}: tools/call 'echo' failed: the server closed the connection (UND_ERR_SOCKET)`,
+      );
       await waitFor(async () => (await server.stats()).deletes === i + 1, { description: `DELETE of dropped session ${i + 1}` });
     }
-    expect(await system.call("limited-echo", { message: "still served" })).toEqual({ error: null, text: "py-echo: still served", object: null });
+    expect(await system.call("limited-echo", { message: "still served" })).toEqual({
+      error: null,
+      text: "py-echo: still served",
+      object: null,
+    });
     const stats = await server.stats();
     expect(stats).toMatchObject({ initializes: 6, deletes: 5, open_sessions: 1 });
     expect(flaky.deletes).toBe(5);

@@ -55,7 +55,10 @@ describe("McpSessionPool against server-everything", () => {
     const tools = await newPool().listTools(target(everything.url));
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["echo", "get-sum", "get-structured-content", "get-tiny-image"]));
-    expect(tools.find((t) => t.name === "echo")).toMatchObject({ description: "Echoes back the input string", inputSchema: { type: "object" } });
+    expect(tools.find((t) => t.name === "echo")).toMatchObject({
+      description: "Echoes back the input string",
+      inputSchema: { type: "object" },
+    });
   });
 
   it("falls back to SSE for an SSE-only server when the transport is auto, and not when it is streamable-http", async () => {

@@ -8,7 +8,6 @@ import { freePort } from "@toolmesh/test-support";
 
 export { EverythingServer } from "@toolmesh/test-support";
 
-
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -57,7 +56,9 @@ export async function startAuthServer(token: string): Promise<AuthServer> {
   };
   const http = createServer(async (req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) {
-      res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" }).end(JSON.stringify({ error: "unauthorized" }));
+      res
+        .writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" })
+        .end(JSON.stringify({ error: "unauthorized" }));
       return;
     }
     if (req.method !== "POST") {
@@ -132,7 +133,13 @@ async function forward(req: IncomingMessage, res: ServerResponse, upstreamPort: 
     return;
   }
   const upstream = httpRequest(
-    { host: "127.0.0.1", port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, host: `127.0.0.1:${upstreamPort}` } },
+    {
+      host: "127.0.0.1",
+      port: upstreamPort,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: `127.0.0.1:${upstreamPort}` },
+    },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);

@@ -93,7 +93,10 @@ export class McpToolSystem {
     if (reply.error) throw new Error(`config ${request.operation} failed: ${reply.error.type}: ${reply.error.message}`);
     const version = reply.version!;
     // The service logs every config version it loads; waiting on the log keeps the check free of side effects.
-    await waitFor(() => this.loadedVersions().some((v) => v >= version), { timeoutMs: 15_000, description: `mcp-tool to load config version ${version}` });
+    await waitFor(() => this.loadedVersions().some((v) => v >= version), {
+      timeoutMs: 15_000,
+      description: `mcp-tool to load config version ${version}`,
+    });
   }
 
   private loadedVersions(): number[] {

@@ -57,9 +57,9 @@ describe("failureReason", () => {
     expect(failureReason(refused())).toBe("connection refused (ECONNREFUSED)");
     expect(failureReason(network("UND_ERR_SOCKET", "other side closed"))).toBe("the server closed the connection (UND_ERR_SOCKET)");
     expect(failureReason(new DeadlineError(1500))).toBe("no answer within 1500 ms");
-    expect(failureReason(http(400, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}'))).toBe(
-      "HTTP 400: Bad Request: No valid session ID provided",
-    );
+    expect(
+      failureReason(http(400, '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}')),
+    ).toBe("HTTP 400: Bad Request: No valid session ID provided");
     expect(failureReason(http(404, "<html><body><pre>Cannot POST /sse</pre></body></html>"))).toBe(
       "HTTP 404: Error POSTing to endpoint: Cannot POST /sse",
     );
@@ -68,11 +68,15 @@ describe("failureReason", () => {
   });
 
   it("asks for a token when none was sent, and says a sent token was refused", () => {
-    expect(failureReason(http(401))).toBe("HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)");
+    expect(failureReason(http(401))).toBe(
+      "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)",
+    );
     expect(failureReason(http(401), { token: true })).toBe(
       "HTTP 401 Unauthorized: the server refused the token (check the entry's 'auth-token' or Authorization header)",
     );
-    expect(failureReason(http(403), { token: true })).toBe("HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)");
+    expect(failureReason(http(403), { token: true })).toBe(
+      "HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)",
+    );
     expect(failureReason(http(403))).toMatch(/^HTTP 403 Forbidden: .*'auth-token'/);
   });
 });

@@ -7,7 +7,12 @@ describe("toWireReply", () => {
   });
 
   it("joins several text parts with newlines", () => {
-    const result = { content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] };
+    const result = {
+      content: [
+        { type: "text", text: "one" },
+        { type: "text", text: "two" },
+      ],
+    };
     expect(toWireReply(result)).toEqual({ error: null, text: "one\ntwo", object: null });
   });
 
@@ -45,7 +50,15 @@ describe("toWireReply", () => {
   });
 
   it("turns isError into an mcp-tool-error carrying the text", () => {
-    expect(toWireReply({ isError: true, content: [{ type: "text", text: "division by zero" }, { type: "text", text: "at 1/0" }] })).toEqual({
+    expect(
+      toWireReply({
+        isError: true,
+        content: [
+          { type: "text", text: "division by zero" },
+          { type: "text", text: "at 1/0" },
+        ],
+      }),
+    ).toEqual({
       error: { type: "mcp-tool-error", message: "division by zero\nat 1/0" },
       text: null,
       object: null,
@@ -54,7 +67,9 @@ describe("toWireReply", () => {
       type: "mcp-tool-error",
       message: "the tool reported an error without a text message",
     });
-    expect(toWireReply({ isError: true, structuredContent: { code: 7 }, content: [{ type: "text", text: "bad" }] }).error?.message).toBe("bad");
+    expect(toWireReply({ isError: true, structuredContent: { code: 7 }, content: [{ type: "text", text: "bad" }] }).error?.message).toBe(
+      "bad",
+    );
   });
 
   it("answers an empty result with empty text, and reads the old {toolResult} form", () => {

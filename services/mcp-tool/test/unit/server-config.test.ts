@@ -13,7 +13,9 @@ describe("substituteEnv", () => {
 
   it("names a missing or empty variable instead of sending an empty value", () => {
     expect(() => substituteEnv("Bearer ${env:NOPE}", {}, "mcp tool 'x' header 'Authorization'")).toThrow(
-      new McpConfigError("mcp tool 'x' header 'Authorization' uses ${env:NOPE}, but environment variable NOPE is not set for the mcp-tool service"),
+      new McpConfigError(
+        "mcp tool 'x' header 'Authorization' uses ${env:NOPE}, but environment variable NOPE is not set for the mcp-tool service",
+      ),
     );
     expect(() => substituteEnv("${env:EMPTY}", { EMPTY: "" }, "h")).toThrow(/EMPTY is not set/);
   });

@@ -6,6 +6,9 @@ export function diffRevisions(from: CatalogRevision, to: CatalogRevision): Catal
   const after = new Map(to.tools.map((t) => [t.tool_id, t.content_hash]));
   const added = [...after.keys()].filter((id) => !before.has(id)).sort();
   const removed = [...before.keys()].filter((id) => !after.has(id)).sort();
-  const changed = [...after.entries()].filter(([id, hash]) => before.has(id) && before.get(id) !== hash).map(([id]) => id).sort();
+  const changed = [...after.entries()]
+    .filter(([id, hash]) => before.has(id) && before.get(id) !== hash)
+    .map(([id]) => id)
+    .sort();
   return { from_revision: from.revision_number, to_revision: to.revision_number, added, removed, changed };
 }

@@ -28,7 +28,8 @@ export function schemaProblem(schema: Record<string, unknown>): string | null {
   if (cached !== undefined) return cached;
   let verdict: string | null = null;
   if (!ajv.validateSchema(schema)) verdict = `parameters_schema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
-  else if (schema.type !== undefined && schema.type !== "object") verdict = `parameters_schema must describe an object, not '${String(schema.type)}'`;
+  else if (schema.type !== undefined && schema.type !== "object")
+    verdict = `parameters_schema must describe an object, not '${String(schema.type)}'`;
   else {
     try {
       ajv.compile(schema);

@@ -15,21 +15,41 @@ function tokenMatches(header: string | undefined, token: string | undefined): bo
 }
 
 const RevisionRef = z.union([
-  z.coerce.number().int().positive().transform((n) => ({ revision_number: n })),
-  z.string().regex(/^[0-9a-f]{64}$/, "a revision number or a 64-character sha256 hash").transform((h) => ({ content_hash: h })),
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .transform((n) => ({ revision_number: n })),
+  z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "a revision number or a 64-character sha256 hash")
+    .transform((h) => ({ content_hash: h })),
 ]);
 const DiffQuery = z.object({ from: z.coerce.number().int().positive().optional(), to: z.coerce.number().int().positive().optional() });
 const ListQuery = z.object({ limit: z.coerce.number().int().positive().max(1000).default(100) });
 
 /** The admin refresh (bearer token) and the catalog read API; a query's ServiceError answers with its status. */
-export function registerRegistryRoutes(app: FastifyInstance, queries: RegistryQueries, refresher: CatalogRefresher, adminToken: string | undefined): void {
+export function registerRegistryRoutes(
+  app: FastifyInstance,
+  queries: RegistryQueries,
+  refresher: CatalogRefresher,
+  adminToken: string | undefined,
+): void {
   app.post("/admin/tools/refresh", async (request, reply) => {
     if (!tokenMatches(request.headers.authorization, adminToken)) {
-      const message = adminToken ? "a valid 'Authorization: Bearer <admin token>' is required" : "the admin API is off: set REGISTRY_ADMIN_TOKEN";
+      const message = adminToken
+        ? "a valid 'Authorization: Bearer <admin token>' is required"
+        : "the admin API is off: set REGISTRY_ADMIN_TOKEN";
       return reply.status(401).send(error(ErrorType.unauthorized, message));
     }
     const result = await refresher.refresh("admin http");
-    return { revision_number: result.revision.revision_number, content_hash: result.revision.content_hash, created: result.created, tool_count: result.revision.tool_count, sources: result.sources };
+    return {
+      revision_number: result.revision.revision_number,
+      content_hash: result.revision.content_hash,
+      created: result.created,
+      tool_count: result.revision.tool_count,
+      sources: result.sources,
+    };
   });
 
   app.get("/tools/catalog", async () => queries.current());
@@ -40,7 +60,8 @@ export function registerRegistryRoutes(app: FastifyInstance, queries: RegistryQu
   });
   app.get<{ Params: { ref: string } }>("/tools/catalog/revisions/:ref", async (request, reply) => {
     const ref = RevisionRef.safeParse(request.params.ref);
-    if (!ref.success) return reply.status(400).send(error(ErrorType.badRequest, `'${request.params.ref}' is not a revision number or hash`));
+    if (!ref.success)
+      return reply.status(400).send(error(ErrorType.badRequest, `'${request.params.ref}' is not a revision number or hash`));
     return queries.revision(ref.data);
   });
   app.get("/tools/catalog/diff", async (request, reply) => {

@@ -41,19 +41,21 @@ interface Carrier {
   ipv4: (h: number[]) => number[];
 }
 
-const CARRIERS = ([
-  // RFC 4291 IPv4-compatible (deprecated); `::` and `::1`, inside it too, are judged as what they are.
-  { name: "IPv4-compatible", cidr: "::/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
-  // RFC 6145 IPv4-translated.
-  { name: "IPv4-translated", cidr: "::ffff:0:0:0/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
-  // RFC 6052 NAT64 well-known prefix, and RFC 8215 local use (a /48: the IPv4 address skips bits 64-71).
-  { name: "NAT64", cidr: "64:ff9b::/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
-  { name: "NAT64 (local use)", cidr: "64:ff9b:1::/48", ipv4: (h) => [...bytes(h[3]!), h[4]! & 0xff, h[5]! >> 8] },
-  // RFC 3056 6to4: the relay's IPv4 address in bits 16-47.
-  { name: "6to4", cidr: "2002::/16", ipv4: (h) => bytes(h[1]!, h[2]!) },
-  // RFC 4380 Teredo: the client's IPv4 address, inverted, in the last 32 bits.
-  { name: "Teredo", cidr: "2001::/32", ipv4: (h) => bytes(h[6]!, h[7]!).map((byte) => byte ^ 0xff) },
-] satisfies Carrier[]).map((carrier) => ({ ...carrier, range: blockList([carrier.cidr]) }));
+const CARRIERS = (
+  [
+    // RFC 4291 IPv4-compatible (deprecated); `::` and `::1`, inside it too, are judged as what they are.
+    { name: "IPv4-compatible", cidr: "::/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
+    // RFC 6145 IPv4-translated.
+    { name: "IPv4-translated", cidr: "::ffff:0:0:0/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
+    // RFC 6052 NAT64 well-known prefix, and RFC 8215 local use (a /48: the IPv4 address skips bits 64-71).
+    { name: "NAT64", cidr: "64:ff9b::/96", ipv4: (h) => bytes(h[6]!, h[7]!) },
+    { name: "NAT64 (local use)", cidr: "64:ff9b:1::/48", ipv4: (h) => [...bytes(h[3]!), h[4]! & 0xff, h[5]! >> 8] },
+    // RFC 3056 6to4: the relay's IPv4 address in bits 16-47.
+    { name: "6to4", cidr: "2002::/16", ipv4: (h) => bytes(h[1]!, h[2]!) },
+    // RFC 4380 Teredo: the client's IPv4 address, inverted, in the last 32 bits.
+    { name: "Teredo", cidr: "2001::/32", ipv4: (h) => bytes(h[6]!, h[7]!).map((byte) => byte ^ 0xff) },
+  ] satisfies Carrier[]
+).map((carrier) => ({ ...carrier, range: blockList([carrier.cidr]) }));
 
 /** An IPv4 address written as IPv6 (`::ffff:10.0.0.1`, `::ffff:a00:1`) is judged as the IPv4 address it is. */
 function unmapped(address: string): string {

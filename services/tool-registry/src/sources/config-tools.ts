@@ -1,4 +1,15 @@
-import { ConfigType, type ManifestEntry, McpDescriptor, ToolDescriptor, ToolServiceDescriptor, argumentsJsonSchema, toolServiceConfig, trustGraphOnlyToolType, type TopicLayout, toolServiceTopics } from "@toolmesh/schema";
+import {
+  ConfigType,
+  type ManifestEntry,
+  McpDescriptor,
+  ToolDescriptor,
+  ToolServiceDescriptor,
+  argumentsJsonSchema,
+  toolServiceConfig,
+  trustGraphOnlyToolType,
+  type TopicLayout,
+  toolServiceTopics,
+} from "@toolmesh/schema";
 import type { ConfigView } from "@toolmesh/base";
 
 export const CONFIG_SOURCE = "config";
@@ -26,7 +37,8 @@ export function configTools(view: ConfigView, topics: TopicLayout): { entries: M
   const problems = services.invalid.map((i) => `tool-service '${i.key}': ${i.reason}`);
   for (const { key, reason } of tools.invalid) {
     const type = trustGraphOnlyType(view.values(ConfigType.tool)[key]);
-    if (type) leftOut.push(`tool '${key}': type '${type}' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)`);
+    if (type)
+      leftOut.push(`tool '${key}': type '${type}' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)`);
     else problems.push(`tool '${key}': ${reason}`);
   }
   const entries: ManifestEntry[] = [];
@@ -57,7 +69,10 @@ export function configTools(view: ConfigView, topics: TopicLayout): { entries: M
         problems.push(`tool '${key}': no mcp entry '${server}' in config`);
         continue;
       }
-      const gateway = tool["request-queue"] && tool["response-queue"] ? { request_topic: tool["request-queue"], response_topic: tool["response-queue"] } : {};
+      const gateway =
+        tool["request-queue"] && tool["response-queue"]
+          ? { request_topic: tool["request-queue"], response_topic: tool["response-queue"] }
+          : {};
       entries.push({ ...base, binding: { kind: "mcp-tool", mcp_tool: server, ...gateway } });
     } else {
       entries.push({ ...base, binding: { kind: "text-completion" } });

@@ -57,7 +57,8 @@ export class ManifestFetcher {
   }
 
   private async fetchFollowing(url: URL, signal: AbortSignal, redirectsLeft: number): Promise<unknown> {
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new ManifestFetchError(`only http(s) URLs are fetched, not ${url.protocol}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new ManifestFetchError(`only http(s) URLs are fetched, not ${url.protocol}`);
     const host = url.hostname.replace(/^\[|\]$/g, "");
     // Literal addresses never reach the lookup hook, so they are checked here.
     if (isIP(host)) {

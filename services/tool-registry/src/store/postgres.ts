@@ -51,7 +51,9 @@ export class PostgresRegistryStore implements RegistryStore {
   }
 
   async latest(): Promise<CatalogRevision | null> {
-    const [top] = await this.sql<Array<{ revision_number: number }>>`SELECT max(revision_number) AS revision_number FROM registry_revisions`;
+    const [top] = await this.sql<
+      Array<{ revision_number: number }>
+    >`SELECT max(revision_number) AS revision_number FROM registry_revisions`;
     const number = top?.revision_number ?? null;
     if (number === null) return null;
     if (this.newest?.revision_number !== number) this.newest = await this.byNumber(number);
@@ -82,7 +84,13 @@ export class PostgresRegistryStore implements RegistryStore {
       INSERT INTO registry_revisions (revision_number, content_hash, created_at, tool_count, tools)
       SELECT COALESCE(max(revision_number), 0) + 1, ${contentHash}, ${createdAt}, ${tools.length}, ${JSON.stringify(tools)} FROM registry_revisions
       RETURNING revision_number`;
-    this.newest = { revision_number: row!.revision_number, content_hash: contentHash, created_at: createdAt, tool_count: tools.length, tools };
+    this.newest = {
+      revision_number: row!.revision_number,
+      content_hash: contentHash,
+      created_at: createdAt,
+      tool_count: tools.length,
+      tools,
+    };
     return this.newest;
   }
 

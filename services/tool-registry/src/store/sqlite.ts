@@ -64,9 +64,8 @@ export class SqliteRegistryStore implements RegistryStore {
 
   /** The newest revision with this hash (a catalog can return to an earlier set). */
   async byHash(contentHash: string): Promise<CatalogRevision | null> {
-    const row = this.db
-      .prepare("SELECT * FROM revisions WHERE content_hash = ? ORDER BY revision_number DESC LIMIT 1")
-      .get(contentHash) as RevisionRow | undefined;
+    const row = this.db.prepare("SELECT * FROM revisions WHERE content_hash = ? ORDER BY revision_number DESC LIMIT 1").get(contentHash) as
+      RevisionRow | undefined;
     return row ? toRevision(row) : null;
   }
 
@@ -82,7 +81,13 @@ export class SqliteRegistryStore implements RegistryStore {
     const info = this.db
       .prepare("INSERT INTO revisions (content_hash, created_at, tool_count, tools) VALUES (?, ?, ?, ?)")
       .run(contentHash, createdAt, tools.length, JSON.stringify(tools));
-    this.newest = { revision_number: Number(info.lastInsertRowid), content_hash: contentHash, created_at: createdAt, tool_count: tools.length, tools };
+    this.newest = {
+      revision_number: Number(info.lastInsertRowid),
+      content_hash: contentHash,
+      created_at: createdAt,
+      tool_count: tools.length,
+      tools,
+    };
     return this.newest;
   }
 
@@ -99,7 +104,14 @@ export class SqliteRegistryStore implements RegistryStore {
          ON CONFLICT (source) DO UPDATE SET entries = excluded.entries, status = excluded.status, reason = excluded.reason,
          last_success_at = excluded.last_success_at, left_out = excluded.left_out`,
       )
-      .run(source, JSON.stringify(entries), problems.length ? "degraded" : "ok", problems.join("; ") || null, new Date().toISOString(), JSON.stringify(leftOut));
+      .run(
+        source,
+        JSON.stringify(entries),
+        problems.length ? "degraded" : "ok",
+        problems.join("; ") || null,
+        new Date().toISOString(),
+        JSON.stringify(leftOut),
+      );
   }
 
   /** Keeps the last good entries; only the status and reason change. */
@@ -116,7 +128,9 @@ export class SqliteRegistryStore implements RegistryStore {
     // Counted by SQLite in place: parsing every source's entries (megabytes at 10k tools) only to count them
     // would cost more than the refresh itself.
     const rows = this.db
-      .prepare("SELECT source, status, reason, json_array_length(entries) AS tool_count, last_success_at, left_out FROM sources ORDER BY source")
+      .prepare(
+        "SELECT source, status, reason, json_array_length(entries) AS tool_count, last_success_at, left_out FROM sources ORDER BY source",
+      )
       .all() as Array<Omit<SourceStatus, "left_out"> & { left_out: string }>;
     return rows.map((row) => ({ ...row, left_out: JSON.parse(row.left_out) as string[] }));
   }
@@ -133,7 +147,8 @@ export class SqliteRegistryStore implements RegistryStore {
    */
   async saveAnnouncement(serviceId: string, manifest: ManifestEntry[]): Promise<boolean> {
     const text = JSON.stringify(manifest);
-    const before = this.db.prepare("SELECT manifest FROM announcements WHERE service_id = ?").get(serviceId) as { manifest: string } | undefined;
+    const before = this.db.prepare("SELECT manifest FROM announcements WHERE service_id = ?").get(serviceId) as
+      { manifest: string } | undefined;
     this.db
       .prepare(
         `INSERT INTO announcements (service_id, manifest, announced_at) VALUES (?, ?, ?)

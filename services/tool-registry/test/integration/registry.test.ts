@@ -6,8 +6,26 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { type CatalogRevision, ConfigResponse, type ManifestEntry, type SourceStatus, ToolRegistryPush, ToolRegistryResponse } from "@toolmesh/schema";
-import { ServiceProcess, freePort, uniqueTopic, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
+import {
+  type CatalogRevision,
+  ConfigResponse,
+  type ManifestEntry,
+  type SourceStatus,
+  ToolRegistryPush,
+  ToolRegistryResponse,
+} from "@toolmesh/schema";
+import {
+  ServiceProcess,
+  freePort,
+  uniqueTopic,
+  useBroker,
+  waitFor,
+  brokerEnv,
+  clientOptions,
+  requestTopic,
+  responseTopic,
+  testTopics,
+} from "@toolmesh/test-support";
 import { ManifestServer } from "./manifest-server.js";
 
 const ADMIN = "test-admin-token-0123456789";
@@ -27,13 +45,33 @@ const weather = (description: string, schemaKeysFirst = false): ManifestEntry =>
   name: "get-weather",
   description,
   parameters_schema: schemaKeysFirst
-    ? { required: ["city"], additionalProperties: false, properties: { city: { description: "City name", type: "string" } }, type: "object" }
-    : { type: "object", properties: { city: { type: "string", description: "City name" } }, required: ["city"], additionalProperties: false },
+    ? {
+        required: ["city"],
+        additionalProperties: false,
+        properties: { city: { description: "City name", type: "string" } },
+        type: "object",
+      }
+    : {
+        type: "object",
+        properties: { city: { type: "string", description: "City name" } },
+        required: ["city"],
+        additionalProperties: false,
+      },
   binding: { kind: "text-completion" },
 });
-const clock: ManifestEntry = { tool_id: "mutable.clock", name: "get-time", description: "Current time", parameters_schema: { type: "object" }, binding: { kind: "text-completion" } };
+const clock: ManifestEntry = {
+  tool_id: "mutable.clock",
+  name: "get-time",
+  description: "Current time",
+  parameters_schema: { type: "object" },
+  binding: { kind: "text-completion" },
+};
 
-const source = (id: string, url: string, active = true) => ({ type: "tool-source", key: id, value: JSON.stringify({ id, manifest_url: url, active }) });
+const source = (id: string, url: string, active = true) => ({
+  type: "tool-source",
+  key: id,
+  value: JSON.stringify({ id, manifest_url: url, active }),
+});
 const putSources = async (...values: ReturnType<typeof source>[]) => {
   const reply = await config.request({ operation: "put", values });
   expect(reply.error).toBeNull();
@@ -51,7 +89,10 @@ beforeAll(async () => {
   const broker = await useBroker();
   await manifests.start();
   manifests.json("/mutable", [weather("Weather for a city"), clock]);
-  configService = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: join(dataDir, "config") } });
+  configService = await ServiceProcess.start({
+    service: "config",
+    env: { ...brokerEnv(broker), CONFIG_DATA_DIR: join(dataDir, "config") },
+  });
   jokes = await ServiceProcess.start({
     service: "joke-service",
     env: { ...brokerEnv(broker), JOKE_TOPIC: `joke-${randomUUID().slice(0, 8)}`, JOKE_ANNOUNCE: "false" },
@@ -71,15 +112,22 @@ beforeAll(async () => {
     },
   });
   pulsar = new PulsarClient(clientOptions(broker));
-  config = await RequestClient.create(pulsar, { requestTopic: requestTopic("config"), responseTopic: responseTopic("config"), responseSchema: ConfigResponse });
+  config = await RequestClient.create(pulsar, {
+    requestTopic: requestTopic("config"),
+    responseTopic: responseTopic("config"),
+    responseSchema: ConfigResponse,
+  });
   registryBus = await RequestClient.create(pulsar, {
     requestTopic: requestTopic("tool-registry"),
     responseTopic: responseTopic("tool-registry"),
     responseSchema: ToolRegistryResponse,
   });
-  await pulsar.subscribe({ topic: testTopics().toolRegistryNotify, subscription: `registry-test-${randomUUID()}`, type: "Exclusive" }, async (m) => {
-    pushes.push(ToolRegistryPush.parse(JSON.parse(m.payload.toString())));
-  });
+  await pulsar.subscribe(
+    { topic: testTopics().toolRegistryNotify, subscription: `registry-test-${randomUUID()}`, type: "Exclusive" },
+    async (m) => {
+      pushes.push(ToolRegistryPush.parse(JSON.parse(m.payload.toString())));
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -95,10 +143,13 @@ describe("catalog revisions", () => {
   it("pulls joke-service's manifest over HTTP into revision 1, with a push", async () => {
     expect((await http("/tools/catalog")).status).toBe(404);
     await putSources(source("jokes", `${jokes.url}/tools/manifest`), source("mutable", manifests.url("/mutable")));
-    const first = await waitFor(async () => {
-      const r = await http("/tools/catalog");
-      return r.status === 200 ? (r.body as CatalogRevision) : undefined;
-    }, { description: "revision 1" });
+    const first = await waitFor(
+      async () => {
+        const r = await http("/tools/catalog");
+        return r.status === 200 ? (r.body as CatalogRevision) : undefined;
+      },
+      { description: "revision 1" },
+    );
     expect(first.revision_number).toBe(1);
     expect(first.tools.map((t) => t.name).sort()).toEqual(["get-time", "get-weather", "tell-dad-joke", "tell-one-liner", "tell-pun"]);
     expect(first.tools.find((t) => t.name === "tell-pun")).toMatchObject({ source: "source:jokes", binding: { config: { style: "pun" } } });
@@ -120,7 +171,13 @@ describe("catalog revisions", () => {
   it("makes revision 2 when one description changes, and the diff names exactly that tool", async () => {
     manifests.json("/mutable", [weather("Weather forecast for a city"), clock]);
     expect((await adminRefresh()).body).toMatchObject({ revision_number: 2, created: true });
-    expect((await http("/tools/catalog/diff?from=1&to=2")).body).toEqual({ from_revision: 1, to_revision: 2, added: [], removed: [], changed: ["mutable.weather"] });
+    expect((await http("/tools/catalog/diff?from=1&to=2")).body).toEqual({
+      from_revision: 1,
+      to_revision: 2,
+      added: [],
+      removed: [],
+      changed: ["mutable.weather"],
+    });
     const viaBus = await registryBus.request({ operation: "diff" });
     expect(viaBus.diff).toEqual({ from_revision: 1, to_revision: 2, added: [], removed: [], changed: ["mutable.weather"] });
   });
@@ -136,7 +193,9 @@ describe("catalog revisions", () => {
     const byHash = (await http(`/tools/catalog/revisions/${one.content_hash}`)).body as CatalogRevision;
     expect(byHash).toEqual(one);
     expect(one.tools.find((t) => t.tool_id === "mutable.weather")?.description).toBe("Weather for a city");
-    expect(((await http("/tools/catalog/revisions")).body as Array<{ revision_number: number }>).map((r) => r.revision_number)).toEqual([2, 1]);
+    expect(((await http("/tools/catalog/revisions")).body as Array<{ revision_number: number }>).map((r) => r.revision_number)).toEqual([
+      2, 1,
+    ]);
     expect((await http("/tools/catalog/revisions/99")).status).toBe(404);
     expect((await registryBus.request({ operation: "get-revision", revision_number: 99 })).error?.type).toBe("not-found");
   });
@@ -146,7 +205,9 @@ describe("failing sources never empty the catalog", () => {
   it("reports a down, slow, huge, non-JSON, invalid-schema and duplicate source, and keeps serving", async () => {
     const closedPort = await freePort();
     manifests.routes.set("/slow", (respond) => setTimeout(() => respond(200, "[]", { "content-type": "application/json" }), 3_000));
-    manifests.routes.set("/huge", (respond) => respond(200, JSON.stringify([{ ...clock, description: "x".repeat(300_000) }]), { "content-type": "application/json" }));
+    manifests.routes.set("/huge", (respond) =>
+      respond(200, JSON.stringify([{ ...clock, description: "x".repeat(300_000) }]), { "content-type": "application/json" }),
+    );
     manifests.routes.set("/not-json", (respond) => respond(200, "{ this is not json", { "content-type": "application/json" }));
     manifests.json("/bad-schema", [{ ...clock, tool_id: "bad.schema", name: "bad-schema", parameters_schema: { type: "strnig" } }]);
     manifests.json("/duplicate", [{ ...clock, tool_id: "dup.pun", name: "tell-pun", description: "an impostor" }]);
@@ -183,7 +244,11 @@ describe("failing sources never empty the catalog", () => {
     manifests.routes.set("/mutable", (respond) => respond(500, "boom"));
     const result = await adminRefresh();
     expect(result.body).toMatchObject({ created: false, tool_count: 5 });
-    expect(await statusOf("source:mutable")).toMatchObject({ status: "degraded", tool_count: 2, reason: expect.stringMatching(/HTTP 500/) });
+    expect(await statusOf("source:mutable")).toMatchObject({
+      status: "degraded",
+      tool_count: 2,
+      reason: expect.stringMatching(/HTTP 500/),
+    });
     manifests.json("/mutable", [weather("Weather forecast for a city"), clock]);
   });
 
@@ -217,23 +282,40 @@ describe("self-announcing tool services", () => {
         return "sunny";
       }
       override manifest(): ManifestEntry[] {
-        return [{
-          tool_id: "weather-service.forecast",
-          name: "forecast",
-          description: "Tomorrow's weather",
-          parameters_schema: { type: "object", properties: { city: { type: "string" } } },
-          binding: { kind: "tool-service", request_topic: requestTopic(this.topic), response_topic: responseTopic(this.topic), config: {} },
-        }];
+        return [
+          {
+            tool_id: "weather-service.forecast",
+            name: "forecast",
+            description: "Tomorrow's weather",
+            parameters_schema: { type: "object", properties: { city: { type: "string" } } },
+            binding: {
+              kind: "tool-service",
+              request_topic: requestTopic(this.topic),
+              response_topic: responseTopic(this.topic),
+              config: {},
+            },
+          },
+        ];
       }
     }
     const before = await current();
     await new WeatherService().start(runtime, { announceTopic, announceIntervalMs: 500 });
-    const next = await waitFor(async () => {
-      const revision = await current();
-      return revision.revision_number > before.revision_number ? revision : undefined;
-    }, { timeoutMs: 15_000, description: "a revision with the announced tool" });
-    expect(next.tools.find((t) => t.name === "forecast")).toMatchObject({ source: "announce:weather-service", tool_id: "weather-service.forecast" });
-    expect((await http(`/tools/catalog/diff?from=${before.revision_number}&to=${next.revision_number}`)).body).toMatchObject({ added: ["weather-service.forecast"], removed: [], changed: [] });
+    const next = await waitFor(
+      async () => {
+        const revision = await current();
+        return revision.revision_number > before.revision_number ? revision : undefined;
+      },
+      { timeoutMs: 15_000, description: "a revision with the announced tool" },
+    );
+    expect(next.tools.find((t) => t.name === "forecast")).toMatchObject({
+      source: "announce:weather-service",
+      tool_id: "weather-service.forecast",
+    });
+    expect((await http(`/tools/catalog/diff?from=${before.revision_number}&to=${next.revision_number}`)).body).toMatchObject({
+      added: ["weather-service.forecast"],
+      removed: [],
+      changed: [],
+    });
 
     // Heartbeats keep it past the 4 s TTL; once they stop, the next refresh after the TTL drops it.
     await new Promise((r) => setTimeout(r, 5_000));
@@ -242,7 +324,11 @@ describe("self-announcing tool services", () => {
     await new Promise((r) => setTimeout(r, 4_500));
     const after = (await adminRefresh()).body as { revision_number: number; created: boolean };
     expect(after).toMatchObject({ created: true, revision_number: next.revision_number + 1 });
-    expect((await http(`/tools/catalog/diff?from=${next.revision_number}&to=${after.revision_number}`)).body).toMatchObject({ added: [], removed: ["weather-service.forecast"], changed: [] });
+    expect((await http(`/tools/catalog/diff?from=${next.revision_number}&to=${after.revision_number}`)).body).toMatchObject({
+      added: [],
+      removed: ["weather-service.forecast"],
+      changed: [],
+    });
   }, 60_000);
 });
 
@@ -267,10 +353,13 @@ describe("config tools TrustGraph defines", () => {
       ],
     });
     expect(put.error).toBeNull();
-    const revision = await waitFor(async () => {
-      const latest = await current();
-      return latest.tools.some((t) => t.name === "echo") ? latest : undefined;
-    }, { timeoutMs: 15_000, description: "a revision with the config's mcp-tool tool" });
+    const revision = await waitFor(
+      async () => {
+        const latest = await current();
+        return latest.tools.some((t) => t.name === "echo") ? latest : undefined;
+      },
+      { timeoutMs: 15_000, description: "a revision with the config's mcp-tool tool" },
+    );
     expect(revision.tools.find((t) => t.name === "echo")?.binding).toEqual({
       kind: "mcp-tool",
       mcp_tool: "everything-echo",
@@ -281,7 +370,9 @@ describe("config tools TrustGraph defines", () => {
     expect(await statusOf("config")).toMatchObject({
       status: "ok",
       reason: null,
-      left_out: ["tool 'ask-docs': type 'knowledge-query' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)"],
+      left_out: [
+        "tool 'ask-docs': type 'knowledge-query' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)",
+      ],
     });
     const viaBus = await registryBus.request({ operation: "sources" });
     expect(viaBus.sources.find((s) => s.source === "config")?.left_out).toHaveLength(1);

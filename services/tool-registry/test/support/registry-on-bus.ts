@@ -29,10 +29,13 @@ export async function registryOnBus() {
     askRaw: (body: unknown) => registry.request(body),
     /** The current revision once it is `number` (config changes and announcements refresh in the background). */
     revision: (number: number) =>
-      waitFor(async () => {
-        const reply = await ask({ operation: "current" });
-        return reply.revision?.revision_number === number ? reply.revision : undefined;
-      }, { timeoutMs: 2_000, intervalMs: 10, description: `catalog revision ${number}` }),
+      waitFor(
+        async () => {
+          const reply = await ask({ operation: "current" });
+          return reply.revision?.revision_number === number ? reply.revision : undefined;
+        },
+        { timeoutMs: 2_000, intervalMs: 10, description: `catalog revision ${number}` },
+      ),
     close: async () => {
       await bus.close();
       rmSync(dataDir, { recursive: true, force: true });

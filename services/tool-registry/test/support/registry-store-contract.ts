@@ -16,7 +16,11 @@ const entry = (tool_id: string, description = ""): ManifestEntry => ({
   parameters_schema: { type: "object" },
   binding: { kind: "text-completion" },
 });
-const tool = (tool_id: string, description = ""): CatalogTool => ({ ...entry(tool_id, description), source: "config", content_hash: `h-${tool_id}` });
+const tool = (tool_id: string, description = ""): CatalogTool => ({
+  ...entry(tool_id, description),
+  source: "config",
+  content_hash: `h-${tool_id}`,
+});
 const hash = (n: number) => n.toString(16).padStart(64, "0");
 
 /**
@@ -28,17 +32,20 @@ export function registryStoreContract(name: string, newPlace: () => Promise<Stor
     it("appends numbered revisions and finds them by number, by hash (the newest with it) and in a list", async () => {
       const store = await (await newPlace())();
       expect(await store.latest()).toBeNull();
-      const first = await store.append(hash(1), [tool("a", "quote \"x\" \u00e9")]);
+      const first = await store.append(hash(1), [tool("a", 'quote "x" \u00e9')]);
       expect(first).toMatchObject({ revision_number: 1, content_hash: hash(1), tool_count: 1 });
       await store.append(hash(2), [tool("a"), tool("b")]);
-      const third = await store.append(hash(1), [tool("a", "quote \"x\" \u00e9")]);
+      const third = await store.append(hash(1), [tool("a", 'quote "x" \u00e9')]);
       expect(third.revision_number).toBe(3);
       expect(await store.latest()).toEqual(third);
       expect(await store.byNumber(1)).toEqual(first);
       expect(await store.byNumber(9)).toBeNull();
       expect((await store.byHash(hash(1)))?.revision_number).toBe(3);
       expect(await store.byHash(hash(7))).toBeNull();
-      expect((await store.list(2)).map((r) => [r.revision_number, r.tool_count])).toEqual([[3, 1], [2, 2]]);
+      expect((await store.list(2)).map((r) => [r.revision_number, r.tool_count])).toEqual([
+        [3, 1],
+        [2, 2],
+      ]);
       expect(Object.keys((await store.list(1))[0]!).sort()).toEqual(["content_hash", "created_at", "revision_number", "tool_count"]);
       await store.close();
     });
@@ -71,7 +78,10 @@ export function registryStoreContract(name: string, newPlace: () => Promise<Stor
       expect(await store.saveAnnouncement("joke", [entry("tell-joke")])).toBe(false);
       expect(await store.saveAnnouncement("joke", [entry("tell-joke", "new")])).toBe(true);
       expect(await store.saveAnnouncement("calc", [])).toBe(true);
-      expect((await store.announcements(before)).map((a) => [a.service_id, a.manifest.length])).toEqual([["calc", 0], ["joke", 1]]);
+      expect((await store.announcements(before)).map((a) => [a.service_id, a.manifest.length])).toEqual([
+        ["calc", 0],
+        ["joke", 1],
+      ]);
       expect(await store.announcements(new Date(Date.now() + 60_000))).toEqual([]);
       await store.close();
     });

@@ -43,7 +43,9 @@ describe("AddressPolicy", () => {
 
   it("refuses IPv4-compatible (::/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and their kin, naming the IPv4 address", () => {
     for (const [address, range, ipv4] of carriers) {
-      expect(strict.check(address), address).toBe(`address ${address} is ${range} (it reaches IPv4 ${ipv4}) and not in REGISTRY_ALLOWED_NETWORKS`);
+      expect(strict.check(address), address).toBe(
+        `address ${address} is ${range} (it reaches IPv4 ${ipv4}) and not in REGISTRY_ALLOWED_NETWORKS`,
+      );
       expect(dev.check(address), address).not.toBeNull();
     }
   });

@@ -5,8 +5,12 @@ import { configTools } from "../../src/sources/config-tools.js";
 
 /** Just what configTools reads of a ConfigView: raw values and their parsed form. */
 function view(snapshot: Record<string, Record<string, unknown>>): ConfigView {
-  const values = (type: string) => Object.fromEntries(Object.entries(snapshot[type] ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
-  return { values, parsed: (type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(values(type), schema) } as unknown as ConfigView;
+  const values = (type: string) =>
+    Object.fromEntries(Object.entries(snapshot[type] ?? {}).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  return {
+    values,
+    parsed: (type: string, schema: Parameters<typeof parseItems>[1]) => parseItems(values(type), schema),
+  } as unknown as ConfigView;
 }
 
 describe("configTools", () => {
@@ -40,7 +44,13 @@ describe("configTools", () => {
         mcp: { calc: { url: "http://127.0.0.1:3901/mcp" } },
         tool: {
           local: { type: "mcp-tool", name: "calc", "mcp-tool": "calc" },
-          remote: { type: "mcp-tool", name: "calc-tg", "mcp-tool": "calc", "request-queue": "request:tg:mcp-tool-tg", "response-queue": "response:tg:mcp-tool-tg" },
+          remote: {
+            type: "mcp-tool",
+            name: "calc-tg",
+            "mcp-tool": "calc",
+            "request-queue": "request:tg:mcp-tool-tg",
+            "response-queue": "response:tg:mcp-tool-tg",
+          },
         },
       }),
       new TopicLayout(),
@@ -48,7 +58,12 @@ describe("configTools", () => {
     expect(result.problems).toEqual([]);
     expect(result.entries.map((e) => e.binding)).toEqual([
       { kind: "mcp-tool", mcp_tool: "calc" },
-      { kind: "mcp-tool", mcp_tool: "calc", request_topic: "non-persistent://tg/request/mcp-tool-tg", response_topic: "non-persistent://tg/response/mcp-tool-tg" },
+      {
+        kind: "mcp-tool",
+        mcp_tool: "calc",
+        request_topic: "non-persistent://tg/request/mcp-tool-tg",
+        response_topic: "non-persistent://tg/response/mcp-tool-tg",
+      },
     ]);
   });
 });

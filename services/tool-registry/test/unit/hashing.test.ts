@@ -7,13 +7,20 @@ const entry = (over: Partial<ManifestEntry> = {}): ManifestEntry => ({
   name: "tell-pun",
   description: "Tells a pun",
   parameters_schema: { type: "object", properties: { topic: { type: "string", description: "about" } }, required: ["topic"] },
-  binding: { kind: "tool-service", request_topic: "non-persistent://tg/request/joke", response_topic: "non-persistent://tg/response/joke", config: { style: "pun" } },
+  binding: {
+    kind: "tool-service",
+    request_topic: "non-persistent://tg/request/joke",
+    response_topic: "non-persistent://tg/response/joke",
+    config: { style: "pun" },
+  },
   ...over,
 });
 
 describe("canonical hashing (RFC 8785 + SHA-256)", () => {
   it("canonicalises key order and number forms", () => {
-    expect(canonicalJson({ b: 1.0, a: [true, null, "x"], c: { z: 1e2, y: 0.5 } })).toBe('{"a":[true,null,"x"],"b":1,"c":{"y":0.5,"z":100}}');
+    expect(canonicalJson({ b: 1.0, a: [true, null, "x"], c: { z: 1e2, y: 0.5 } })).toBe(
+      '{"a":[true,null,"x"],"b":1,"c":{"y":0.5,"z":100}}',
+    );
   });
 
   it("gives the same tool hash whatever the key order inside parameters_schema", () => {

@@ -42,7 +42,9 @@ describe("mergeSources", () => {
     expect(mergeSources(sources).tools.map((t) => t.tool_id)).toEqual(["new.lookup"]);
     const { tools, refusals } = mergeSources(sources, new Set(["old.lookup"]));
     expect(tools.map((t) => t.tool_id)).toEqual(["old.lookup"]);
-    expect(refusals.get("source:a-newcomer")).toEqual(["tool name 'lookup' (new.lookup) is already taken by old.lookup from source:b-existing"]);
+    expect(refusals.get("source:a-newcomer")).toEqual([
+      "tool name 'lookup' (new.lookup) is already taken by old.lookup from source:b-existing",
+    ]);
   });
 });
 
@@ -64,7 +66,13 @@ describe("validateManifest", () => {
   });
 
   it("knows the standard string formats", () => {
-    const withFormat = { ...tool("fmt", "fmt"), parameters_schema: { type: "object", properties: { when: { type: "string", format: "date-time" }, link: { type: "string", format: "uri" } } } };
+    const withFormat = {
+      ...tool("fmt", "fmt"),
+      parameters_schema: {
+        type: "object",
+        properties: { when: { type: "string", format: "date-time" }, link: { type: "string", format: "uri" } },
+      },
+    };
     expect(validateManifest([withFormat]).problems).toEqual([]);
   });
 
@@ -83,7 +91,20 @@ describe("diffRevisions", () => {
   });
 
   it("names added, removed and changed tools", () => {
-    expect(diffRevisions(revision(1, [["a", "1"], ["b", "1"], ["c", "1"]]), revision(2, [["a", "1"], ["b", "2"], ["d", "1"]]))).toEqual({
+    expect(
+      diffRevisions(
+        revision(1, [
+          ["a", "1"],
+          ["b", "1"],
+          ["c", "1"],
+        ]),
+        revision(2, [
+          ["a", "1"],
+          ["b", "2"],
+          ["d", "1"],
+        ]),
+      ),
+    ).toEqual({
       from_revision: 1,
       to_revision: 2,
       added: ["d"],

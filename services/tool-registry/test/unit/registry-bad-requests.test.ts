@@ -23,11 +23,26 @@ describe("tool-registry bad requests", () => {
   });
 
   it("says what is missing for a revision it does not have, and what to give when nothing is named", async () => {
-    expect((await registry.ask({ operation: "get-revision", revision_number: 99 })).error).toEqual({ type: "not-found", message: "no catalog revision 99" });
-    expect((await registry.ask({ operation: "get-revision", content_hash: "f".repeat(64) })).error).toEqual({ type: "not-found", message: `no catalog revision with hash ${"f".repeat(64)}` });
-    expect((await registry.ask({ operation: "get-revision" })).error).toEqual({ type: "bad-request", message: "give revision_number or content_hash" });
-    expect((await registry.ask({ operation: "diff" })).error).toEqual({ type: "bad-request", message: "revision 1 has no earlier revision to compare with" });
-    expect((await registry.ask({ operation: "diff", from_revision: 1, to_revision: 7 })).error).toEqual({ type: "not-found", message: "no catalog revision 7" });
+    expect((await registry.ask({ operation: "get-revision", revision_number: 99 })).error).toEqual({
+      type: "not-found",
+      message: "no catalog revision 99",
+    });
+    expect((await registry.ask({ operation: "get-revision", content_hash: "f".repeat(64) })).error).toEqual({
+      type: "not-found",
+      message: `no catalog revision with hash ${"f".repeat(64)}`,
+    });
+    expect((await registry.ask({ operation: "get-revision" })).error).toEqual({
+      type: "bad-request",
+      message: "give revision_number or content_hash",
+    });
+    expect((await registry.ask({ operation: "diff" })).error).toEqual({
+      type: "bad-request",
+      message: "revision 1 has no earlier revision to compare with",
+    });
+    expect((await registry.ask({ operation: "diff", from_revision: 1, to_revision: 7 })).error).toEqual({
+      type: "not-found",
+      message: "no catalog revision 7",
+    });
   });
 
   it("keeps serving after bad requests", async () => {

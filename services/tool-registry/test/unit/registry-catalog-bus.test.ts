@@ -15,7 +15,10 @@ const jokeTool = { type: "tool-service", service: "jokes", name: "tell-joke", de
 
 describe("tool-registry on the in-memory bus", () => {
   it("has no revision before config defines a tool, then makes revision 1 from config and pushes its summary", async () => {
-    expect((await registry.ask({ operation: "current" })).error).toEqual({ type: "not-found", message: "the catalog has no revision yet: refresh it first" });
+    expect((await registry.ask({ operation: "current" })).error).toEqual({
+      type: "not-found",
+      message: "the catalog has no revision yet: refresh it first",
+    });
     await registry.config.set("tool-service", "jokes", { id: "jokes", topic: "joke" });
     await registry.config.set("tool", "tell-joke", jokeTool);
 
@@ -43,9 +46,17 @@ describe("tool-registry on the in-memory bus", () => {
       [2, 2],
       [1, 1],
     ]);
-    expect((await registry.ask({ operation: "get-revision", revision_number: 1 })).revision!.tools.map((t) => t.tool_id)).toEqual(["config.tell-joke"]);
+    expect((await registry.ask({ operation: "get-revision", revision_number: 1 })).revision!.tools.map((t) => t.tool_id)).toEqual([
+      "config.tell-joke",
+    ]);
     expect((await registry.ask({ operation: "get-revision", content_hash: second.content_hash })).revision!.revision_number).toBe(2);
-    expect((await registry.ask({ operation: "diff" })).diff).toEqual({ from_revision: 1, to_revision: 2, added: ["config.chat"], removed: [], changed: [] });
+    expect((await registry.ask({ operation: "diff" })).diff).toEqual({
+      from_revision: 1,
+      to_revision: 2,
+      added: ["config.chat"],
+      removed: [],
+      changed: [],
+    });
     await waitFor(() => registry.pushes.length === 2, { timeoutMs: 2_000, intervalMs: 10, description: "second push" });
     expect(registry.pushes.map((p) => p.revision_number)).toEqual([1, 2]);
   });
@@ -57,7 +68,9 @@ describe("tool-registry on the in-memory bus", () => {
       { timeoutMs: 2_000, intervalMs: 10, description: "left_out on the config source" },
     );
     expect(configSource).toMatchObject({ status: "ok", reason: null, tool_count: 2 });
-    expect(configSource.left_out).toEqual(["tool 'kq': type 'knowledge-query' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)"]);
+    expect(configSource.left_out).toEqual([
+      "tool 'kq': type 'knowledge-query' is a TrustGraph tool type toolmesh does not execute (only TrustGraph's agents do)",
+    ]);
 
     const refreshed = await registry.ask({ operation: "refresh" });
     expect(refreshed.error).toBeNull();
@@ -92,8 +105,14 @@ describe("tool-registry on the in-memory bus", () => {
       ],
     });
     const third = await registry.revision(3);
-    expect(third.tools.find((t) => t.tool_id === "weather.now")).toMatchObject({ source: "announce:weather", binding: { request_topic: requestTopic("weather") } });
-    expect((await registry.ask({ operation: "diff", from_revision: 2, to_revision: 3 })).diff).toMatchObject({ added: ["weather.now"], removed: [] });
+    expect(third.tools.find((t) => t.tool_id === "weather.now")).toMatchObject({
+      source: "announce:weather",
+      binding: { request_topic: requestTopic("weather") },
+    });
+    expect((await registry.ask({ operation: "diff", from_revision: 2, to_revision: 3 })).diff).toMatchObject({
+      added: ["weather.now"],
+      removed: [],
+    });
     expect((await registry.ask({ operation: "sources" })).sources.map((s) => [s.source, s.status])).toEqual(
       expect.arrayContaining([
         ["config", "ok"],
