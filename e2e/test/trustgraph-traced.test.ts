@@ -54,7 +54,7 @@ describe("TrustGraph interop with tracing on", () => {
       ],
     );
     expect(results[0]).toEqual({ response: "Here's a pun: my cat is a great DJ, he always brings the mewsic." });
-    expect(results[1]!.error).toMatch(/^RuntimeError: unknown style 'nope'/);
+    expect(results[1]!.error).toMatch(/^RuntimeError: config 'style': unknown style 'nope'/);
     // No traceparent from TrustGraph: each request is the root of its own trace.
     const served = await waitFor(
       () => {
