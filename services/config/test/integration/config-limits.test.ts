@@ -96,6 +96,8 @@ describe("config size limits on the real broker", () => {
     await expectToFollow(view, "after-big-puts");
   });
 
+  // Several megabytes through the WebSocket API (base64 in text frames) and zod, more than once: seconds
+  // alone, but it has needed more than the default 30 s on a loaded 2-core CI machine. A bound, not a speed check.
   it("with values up to 4 MB allowed: refuses the put that makes one type too big for a reply, and per-type reads keep every service loading", async () => {
     await startConfig(freshDir(), { CONFIG_MAX_VALUE_BYTES: "4000000", CONFIG_MAX_REPLY_BYTES: "5000000" });
     expect((await ask({ operation: "put", values: [{ type: "blob-a", key: "one", value: blob(MB35) }] })).error).toBeNull();
@@ -119,7 +121,7 @@ describe("config size limits on the real broker", () => {
     const view = await startView(["tool-service", "blob-a"]);
     expect(view.values("blob-a").one).toHaveLength(MB35);
     await expectToFollow(view, "after-7-mb");
-  });
+  }, 120_000);
 
   it("pages a type stored before the bound existed: list, then get a page at a time", async () => {
     const dataDir = freshDir();
