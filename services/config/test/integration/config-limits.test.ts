@@ -44,6 +44,9 @@ const startView = async (types: string[]) => {
     topics: testTopics(),
     subscriber: "limits-test",
     requestTimeoutMs: 20_000,
+    // Pushes travel on a non-persistent topic; the poll is the view's net for one that is dropped (seen
+    // under load on CI with multi-megabyte replies in flight).
+    pollIntervalMs: 5_000,
   });
   views.push(view);
   await view.start();
@@ -55,7 +58,7 @@ const expectToFollow = async (view: ConfigView, key: string) => {
   const put = await ask({ operation: "put", values: [{ type: "tool-service", key, value: toolService(key) }] });
   expect(put.error).toBeNull();
   await waitFor(() => view.version === put.version && key in view.values("tool-service"), {
-    timeoutMs: 15_000,
+    timeoutMs: 30_000,
     description: `the view to see ${key}`,
   });
 };
