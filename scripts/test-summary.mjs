@@ -7,6 +7,8 @@ const root = new URL("..", import.meta.url).pathname;
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+// A file whose set-up failed has no failed test (its tests are skipped), but it failed: count it.
+let failedFiles = 0;
 const reports = [join(root, "test-results", "unit", "vitest.json")];
 for (const group of ["packages", "services", "bench", "e2e"]) {
   const dir = join(root, group);
@@ -22,7 +24,11 @@ for (const report of reports) {
     passed += results.numPassedTests;
     failed += results.numFailedTests;
     skipped += results.numPendingTests + results.numTodoTests;
+    failedFiles += results.testResults.filter(
+      (file) => file.status === "failed" && file.assertionResults.every((a) => a.status !== "failed"),
+    ).length;
   }
 }
-console.log(`test: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-process.exit(failed > 0 || passed === 0 ? 1 : 0);
+const files = failedFiles ? `, ${failedFiles} test file${failedFiles === 1 ? "" : "s"} failed before its tests` : "";
+console.log(`test: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}${files}`);
+process.exit(failed > 0 || failedFiles > 0 || passed === 0 ? 1 : 0);
