@@ -32,6 +32,9 @@ beforeAll(async () => {
   });
   const { stdout } = await run(python, [SCRIPT, await brokerServiceUrl(webServiceUrl), testTopics().tenant, WORKSPACE], {
     timeout: 120_000,
+  }).catch((err: Error & { stderr?: string; killed?: boolean }) => {
+    // The script's own account of what failed (TrustGraph's clients log to stderr), not only its exit.
+    throw new Error(`${err.message}${err.killed ? " (killed after 120 s)" : ""}\n${err.stderr?.slice(-4_000) ?? ""}`);
   });
   results = JSON.parse(stdout) as Record<string, unknown>;
 }, 300_000);
