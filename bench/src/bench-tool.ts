@@ -22,6 +22,6 @@ export class BenchTool extends DynamicToolService {
  * selects as it would in a service process; its HTTP server never listens.
  */
 export function benchRuntime(ctx: BenchContext, kind: TransportKind, name = "bench-tools"): ServiceRuntime {
-  const env = parseEnv(BaseEnv, { ...transportEnv(ctx, kind), HTTP_PORT: "0", LOG_LEVEL: "warn" });
+  const env = parseEnv(BaseEnv, { ...transportEnv(ctx, kind), TOOLMESH_TENANT: ctx.tenant, HTTP_PORT: "0", LOG_LEVEL: "warn" });
   return new ServiceRuntime({ name, env, logger: pino({ level: "warn" }, pino.destination(2)) });
 }

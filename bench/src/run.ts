@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 
-// Every toolmesh module reads TOOLMESH_TENANT once, when @toolmesh/schema loads; so the tenant is chosen
-// before anything imports it, and the bench is loaded only afterwards. Services started as processes
-// inherit it. A fresh tenant for every run keeps it apart from tests (and other runs) on the same broker.
+// The run's own tenant, chosen before anything loads: services started as processes inherit it, the
+// bench's in-process runtimes get it through transportEnv, and test-support's topic helpers read it.
+// A fresh tenant for every run keeps it apart from tests (and other runs) on the same broker.
 process.env.TOOLMESH_TENANT = `bench-${randomUUID().slice(0, 12)}`;
 
 const { main } = await import("./bench.js");

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { type Subscription, TraceAttr, annotateActiveSpan } from "@toolmesh/pulsar";
+import { type Subscription, TraceAttr, type TraceContext, type TraceScope } from "@toolmesh/pulsar";
 import {
   ErrorType,
   type ManifestEntry,
@@ -16,6 +16,8 @@ export type ToolResult = string | number | boolean | null | Record<string, unkno
 export interface InvocationContext {
   id: string;
   logger: Logger;
+  /** The request's span: the parent to give the calls a tool makes (e.g. `ToolServiceClient.call`'s `trace`). */
+  trace: TraceContext;
 }
 
 function toText(result: ToolResult): string {
@@ -71,7 +73,8 @@ export abstract class DynamicToolService {
       errorType: ErrorType.toolServiceError,
       concurrency: this.concurrency,
       errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
-      handler: (request, context) => this.reply(request, { id: context.id, logger: context.logger }),
+      handler: (request, context) =>
+        this.reply(request, context.trace, { id: context.id, logger: context.logger, trace: context.trace.context }),
     });
     if (announce && this.manifest(runtime.topics).length > 0) {
       await this.announce(runtime, announceTopic);
@@ -97,8 +100,8 @@ export abstract class DynamicToolService {
     if (!quiet) runtime.logger.info({ tools: manifest.map((t) => t.name) }, "announced manifest");
   }
 
-  private reply(request: ToolServiceRequest, context: InvocationContext) {
-    annotateActiveSpan({ [TraceAttr.toolService]: this.id });
+  private reply(request: ToolServiceRequest, span: TraceScope, context: InvocationContext) {
+    span.set({ [TraceAttr.toolService]: this.id });
     const result = this.invoke(request.user, request.config, request.arguments, context);
     if (isAsyncIterable(result)) return streamReplies(result);
     return result.then((value): ToolServiceResponseWire => ({ error: null, response: toText(value), end_of_stream: true }));

@@ -25,14 +25,15 @@ export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } f
 export { DatabaseEnv, connectPostgres, databaseLocation, migrate, openDatabase, type Db, type Migration, type Sql } from "./database.js";
 export { Tracing, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
+  ROOT_TRACE_CONTEXT,
   SpanKind,
   TraceAttr,
   TraceScope,
-  annotateActiveSpan,
   extractTraceContext,
   injectTraceContext,
   topicName,
   traced,
   tracedStream,
+  type TraceContext,
   type TraceOptions,
 } from "@toolmesh/pulsar";

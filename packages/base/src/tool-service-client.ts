@@ -1,4 +1,4 @@
-import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { type PulsarClient, RequestClient, type TraceContext } from "@toolmesh/pulsar";
 import { ToolServiceRequest, ToolServiceResponse } from "@toolmesh/schema";
 
 /** A tool service answered with an error reply. */
@@ -22,6 +22,8 @@ export interface ToolServiceClientOptions {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /** The caller's span: the call's client span is its child, and the tool service continues the trace. */
+  trace?: TraceContext | undefined;
 }
 
 /** Calls one tool service over Pulsar; used by the agent, the gateway and tests. */
@@ -56,6 +58,7 @@ export class ToolServiceClient {
     const replies = this.requests.stream(ToolServiceRequest.encode({ user, config, arguments: args }), {
       isLast: (reply) => reply.end_of_stream || reply.error !== null,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      trace: options.trace,
     });
     for await (const reply of replies) {
       if (reply.error) throw new ToolServiceError(reply.error.type, reply.error.message);

@@ -54,8 +54,9 @@ function exporterFor(settings: TracingSettings): SpanExporter {
 
 /**
  * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the W3C trace-context
- * and baggage propagators and an AsyncLocalStorage context manager), so the spans of @toolmesh/pulsar's
- * tracing helpers are recorded and exported. Batched export, sampling and limits follow OTEL_BSP_*,
+ * and baggage propagators), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
+ * No context manager: toolmesh passes span parents explicitly, and an AsyncLocalStorage one would hook
+ * every promise of the process (the largest part of tracing's cost on Node 20). Batched export, sampling and limits follow OTEL_BSP_*,
  * OTEL_TRACES_SAMPLER(_ARG) and OTEL_RESOURCE_ATTRIBUTES as the SDK reads them. One per process.
  */
 export class Tracing {
@@ -81,9 +82,9 @@ export class Tracing {
     return tracing;
   }
 
-  /** Makes this SDK the process's tracer provider, propagator and context manager (start() does). */
+  /** Makes this SDK the process's tracer provider and propagator (start() does). */
   register(): void {
-    this.provider.register();
+    this.provider.register({ contextManager: null });
   }
 
   /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */

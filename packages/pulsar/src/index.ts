@@ -24,14 +24,15 @@ export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transpo
 export { MemoryBroker } from "./memory/broker.js";
 export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";
 export {
+  ROOT_TRACE_CONTEXT,
   SpanKind,
   TraceAttr,
   TraceScope,
-  annotateActiveSpan,
   extractTraceContext,
   injectTraceContext,
   topicName,
   traced,
   tracedStream,
+  type TraceContext,
   type TraceOptions,
 } from "./tracing.js";

@@ -6,7 +6,7 @@ import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
-import { SpanKind, TraceAttr, injectTraceContext, topicName, traced } from "./tracing.js";
+import { SpanKind, TraceAttr, type TraceContext, injectTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
 /** The `error.type` of a reply in the wire's error shape (design §2), if it is one. */
@@ -39,6 +39,8 @@ export interface RequestOptions<R> {
   /** Called with every reply, the last included, in arrival order. */
   onReply?: (reply: R) => void;
   properties?: Properties;
+  /** The caller's span: this request's client span is its child (and goes on the wire as `traceparent`). */
+  trace?: TraceContext | undefined;
 }
 
 interface PendingCall<R> {
@@ -92,11 +94,12 @@ export class RequestClient<S extends z.ZodType> {
   request(body: unknown, options: RequestOptions<z.output<S>> = {}): Promise<z.output<S>> {
     const topic = this.options.requestTopic;
     // One client span per call, its context sent along as `traceparent` (a no-op while tracing is off).
-    return traced(`${topicName(topic)} request`, { kind: SpanKind.CLIENT, attributes: { [TraceAttr.topic]: topic } }, async (scope) => {
+    const span = { kind: SpanKind.CLIENT, attributes: { [TraceAttr.topic]: topic }, parent: options.trace };
+    return traced(`${topicName(topic)} request`, span, async (scope) => {
       const payload = encodeJson(body);
       const id = randomUUID();
       const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
-      const withTrace = { ...options, properties: injectTraceContext({ ...options.properties }) };
+      const withTrace = { ...options, properties: injectTraceContext({ ...options.properties }, scope.context) };
       this.client.assertFits(topic, payload, { ...withTrace.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) }, "a request");
       const reply = await this.sending.run(() => this.send(id, payload, timeoutMs, withTrace));
       const errorType = wireErrorType(reply);

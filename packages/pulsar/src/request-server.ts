@@ -13,6 +13,8 @@ export interface RequestContext {
   properties: Properties;
   message: IncomingMessage;
   logger: Logger;
+  /** This request's server span: annotate it, and give its `context` to the calls made for the request. */
+  trace: TraceScope;
 }
 
 /** How a handled request ended. */
@@ -130,7 +132,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       finish("bad-request", ErrorType.badRequest);
       return;
     }
-    const context: RequestContext = { id, properties: message.properties, message, logger: logger.child({ id }) };
+    const context: RequestContext = { id, properties: message.properties, message, logger: logger.child({ id }), trace: scope };
     let outcome: RequestOutcome = "ok";
     let errorType: string | undefined;
     try {

@@ -14,6 +14,11 @@ import {
  * toolmesh's spans, through the OpenTelemetry API only: with no SDK registered (tracing off, the default)
  * every call here is a no-op. packages/base's tracing.ts registers the SDK when OTEL_* variables ask for it.
  *
+ * The parent of a span is passed explicitly (`TraceOptions.parent`, a `TraceScope`'s `context`), never
+ * looked up in an async context: Node 20's AsyncLocalStorage hooks every promise in the process, which
+ * cost more than the spans themselves (bench/README.md, "Tracing cost"). A caller that runs its own
+ * context manager still gets its active span as the default parent.
+ *
  * A span says what ran, where and how it ended: tool name, topic, catalog revision, outcome and duration.
  * Never arguments, results or error texts (a tool's error may quote its input): only error types.
  */
@@ -29,6 +34,10 @@ export const TraceAttr = {
 } as const;
 
 export { SpanKind };
+/** A trace position to continue from: a span's context (`TraceScope.context`) or one read off a message. */
+export type TraceContext = Context;
+/** No trace to continue: a span made under it starts a new trace. */
+export const ROOT_TRACE_CONTEXT: TraceContext = ROOT_CONTEXT;
 
 // Looked up per span (a map lookup once an SDK is registered), not cached: a cached tracer stays bound to
 // the SDK registered when it was made, so tracing could not be turned off again (the bench toggles it).
@@ -39,7 +48,11 @@ export class TraceScope {
   private outcome: string | undefined;
   private readonly started = performance.now();
 
-  constructor(readonly span: Span) {}
+  /** `context`: the span's own context, the parent to give the work it does (calls, child spans). */
+  constructor(
+    readonly span: Span,
+    readonly context: Context,
+  ) {}
 
   set(attributes: Attributes): void {
     this.span.setAttributes(attributes);
@@ -73,25 +86,28 @@ function errorTypeOf(err: unknown): string {
 export interface TraceOptions {
   kind?: SpanKind;
   attributes?: Attributes;
-  /** The parent; the active context by default (e.g. one extracted from a message's properties). */
-  parent?: Context;
+  /** The parent (a scope's `context`, or one extracted from a message); the active context when absent. */
+  parent?: Context | undefined;
 }
 
-function open(name: string, options: TraceOptions): { scope: TraceScope; active: Context } {
+function open(name: string, options: TraceOptions): TraceScope {
   const parent = options.parent ?? context.active();
   const span = tracer().startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
     parent,
   );
-  return { scope: new TraceScope(span), active: trace.setSpan(parent, span) };
+  return new TraceScope(span, trace.setSpan(parent, span));
 }
 
-/** Runs `work` in a new span (the active one while it runs); ends it with the outcome. */
+/**
+ * Runs `work` in a new span and ends it with the outcome. `work` gets the scope: its `context` is the
+ * parent for whatever `work` calls (it is also made active, for a caller's own context manager).
+ */
 export async function traced<T>(name: string, options: TraceOptions, work: (scope: TraceScope) => Promise<T>): Promise<T> {
-  const { scope, active } = open(name, options);
+  const scope = open(name, options);
   try {
-    const result = await context.with(active, () => work(scope));
+    const result = await context.with(scope.context, () => work(scope));
     scope.end("ok");
     return result;
   } catch (err) {
@@ -110,12 +126,12 @@ export async function* tracedStream<T>(
   options: TraceOptions,
   source: (scope: TraceScope) => AsyncIterable<T>,
 ): AsyncGenerator<T> {
-  const { scope, active } = open(name, options);
-  const iterator = context.with(active, () => source(scope)[Symbol.asyncIterator]());
+  const scope = open(name, options);
+  const iterator = context.with(scope.context, () => source(scope)[Symbol.asyncIterator]());
   let ended = false;
   try {
     for (;;) {
-      const next = await context.with(active, () => iterator.next());
+      const next = await context.with(scope.context, () => iterator.next());
       if (next.done) break;
       yield next.value;
     }
@@ -142,11 +158,6 @@ export function injectTraceContext<C extends Record<string, string>>(carrier: C,
 /** The trace context a message (or HTTP request) carries; the root context when it carries none. */
 export function extractTraceContext(carrier: Record<string, string | string[] | undefined>): Context {
   return propagation.extract(ROOT_CONTEXT, carrier);
-}
-
-/** Adds attributes to the span the caller runs in (a no-op without one). */
-export function annotateActiveSpan(attributes: Attributes): void {
-  trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /** The last part of a topic (`non-persistent://tg/request/joke` -> `joke`): short span names. */

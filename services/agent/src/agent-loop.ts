@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { TraceAttr, type TraceScope, traced, tracedStream } from "@toolmesh/base";
+import { TraceAttr, type TraceContext, type TraceScope, traced, tracedStream } from "@toolmesh/base";
 import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
@@ -14,6 +14,8 @@ export interface RunInput {
   question: string;
   /** Exactly the tools this run may offer and call. */
   revision: CatalogRevision;
+  /** The span the run continues (the agent request's); the run's own span once it has started. */
+  trace?: TraceContext | undefined;
 }
 
 export interface AgentLoopOptions {
@@ -42,7 +44,9 @@ export class AgentLoop {
       [TraceAttr.revision]: input.revision.revision_number,
       "toolmesh.agent.mode": this.options.mode,
     };
-    return tracedStream("agent run", { attributes }, (scope) => this.runSteps(input, scope));
+    return tracedStream("agent run", { attributes, parent: input.trace }, (scope) =>
+      this.runSteps({ ...input, trace: scope.context }, scope),
+    );
   }
 
   private async *runSteps(input: RunInput, scope: TraceScope): AsyncGenerator<AgentEvent> {
@@ -83,7 +87,7 @@ export class AgentLoop {
       { role: "user", content: input.question },
     ];
     for (;;) {
-      const completion = await this.ask(messages, specs);
+      const completion = await this.ask(input, messages, specs);
       if (completion.toolCalls.length === 0) {
         yield [await this.answer(input.runId, completion.content ?? "")];
         return;
@@ -108,7 +112,7 @@ export class AgentLoop {
       { role: "user", content: input.question },
     ];
     for (;;) {
-      const text = (await this.ask(messages)).content ?? "";
+      const text = (await this.ask(input, messages)).content ?? "";
       messages.push({ role: "assistant", content: text });
       const step = parseReact(text);
       if (step.kind === "answer") {
@@ -131,9 +135,9 @@ export class AgentLoop {
     }
   }
 
-  private async ask(messages: ChatMessage[], specs?: ToolSpec[]) {
+  private async ask(input: RunInput, messages: ChatMessage[], specs?: ToolSpec[]) {
     try {
-      return await this.options.model.complete(messages, specs);
+      return await this.options.model.complete(messages, specs, input.trace);
     } catch (err) {
       throw new Error(`LLM call failed: ${(err as Error).message}`);
     }
@@ -142,7 +146,7 @@ export class AgentLoop {
   /** Runs one tool call and returns the observation text; records the call and its outcome (and traces it). */
   private callTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
     const attributes = { [TraceAttr.tool]: name, [TraceAttr.revision]: input.revision.revision_number };
-    return traced(`tool-call ${name}`, { attributes }, (scope) => this.runTool(input, tools, name, argText, scope));
+    return traced(`tool-call ${name}`, { attributes, parent: input.trace }, (scope) => this.runTool(input, tools, name, argText, scope));
   }
 
   private async runTool(
@@ -167,7 +171,7 @@ export class AgentLoop {
         arguments: args,
         duration_ms: null,
       });
-      observation = await invoker.invoke(tool, args, input.user);
+      observation = await invoker.invoke(tool, args, input.user, scope.context);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;

@@ -1,4 +1,4 @@
-import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { type PulsarClient, RequestClient, type TraceContext } from "@toolmesh/pulsar";
 import { type CatalogRevision, ServiceName, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** Asks the tool registry for the revision a run uses; revisions never change, so each is fetched once. */
@@ -18,13 +18,15 @@ export class CatalogClient {
   }
 
   /** The pinned revision, or the registry's current one. */
-  async revision(pinned: number | null): Promise<CatalogRevision> {
+  /** `trace`: the span asking (the agent request's); the registry request is its child. */
+  async revision(pinned: number | null, trace?: TraceContext): Promise<CatalogRevision> {
     if (pinned !== null) {
       const cached = this.cache.get(pinned);
       if (cached) return cached;
     }
     const reply = await this.registry.request(
       pinned !== null ? { operation: "get-revision", revision_number: pinned } : { operation: "current" },
+      { trace },
     );
     if (reply.error) throw new Error(`tool registry: ${reply.error.message}`);
     if (!reply.revision) throw new Error("tool registry answered without a revision");

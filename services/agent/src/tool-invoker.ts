@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { Logger } from "pino";
-import { ClientPool, ToolServiceClient } from "@toolmesh/base";
+import { ClientPool, type TraceContext, ToolServiceClient } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { type CatalogTool, McpToolResponse, TenantPolicy, type TopicLayout } from "@toolmesh/schema";
 import type { ChatModel } from "./llm/chat-model.js";
@@ -73,7 +73,8 @@ export class ToolInvoker {
     return args as Record<string, unknown>;
   }
 
-  async invoke(tool: CatalogTool, args: Record<string, unknown>, user: string): Promise<string> {
+  /** `trace`: the tool call's span, which the tool service (or mcp-tool, or the LLM) continues. */
+  async invoke(tool: CatalogTool, args: Record<string, unknown>, user: string, trace?: TraceContext): Promise<string> {
     const { binding } = tool;
     switch (binding.kind) {
       case "tool-service": {
@@ -89,7 +90,7 @@ export class ToolInvoker {
           }),
         );
         try {
-          return await (await lease.client).call(user, binding.config, args, { timeoutMs: this.options.timeoutMs });
+          return await (await lease.client).call(user, binding.config, args, { timeoutMs: this.options.timeoutMs, trace });
         } finally {
           lease.release();
         }
@@ -102,7 +103,7 @@ export class ToolInvoker {
         const client = await this.mcpClient(...gateway);
         const reply = await client.request(
           { name: binding.mcp_tool, parameters: JSON.stringify(args) },
-          { timeoutMs: this.options.timeoutMs },
+          { timeoutMs: this.options.timeoutMs, trace },
         );
         if (reply.error) throw new ToolCallProblem(`${reply.error.type}: ${reply.error.message}`);
         return reply.text ?? reply.object ?? "";
@@ -111,7 +112,7 @@ export class ToolInvoker {
         if (!this.options.model) throw new ToolCallProblem("no LLM is configured for text-completion tools");
         const prompt =
           typeof args.question === "string" ? args.question : typeof args.prompt === "string" ? args.prompt : JSON.stringify(args);
-        const completion = await this.options.model.complete([{ role: "user", content: prompt }]);
+        const completion = await this.options.model.complete([{ role: "user", content: prompt }], undefined, trace);
         return completion.content ?? "";
       }
     }

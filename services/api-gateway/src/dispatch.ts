@@ -1,5 +1,14 @@
 import type { Logger } from "pino";
-import { ClientPool, type ClientLease, type ServiceMetrics, SpanKind, TraceAttr, extractTraceContext, traced } from "@toolmesh/base";
+import {
+  ClientPool,
+  type ClientLease,
+  type ServiceMetrics,
+  SpanKind,
+  TraceAttr,
+  type TraceContext,
+  extractTraceContext,
+  traced,
+} from "@toolmesh/base";
 import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError } from "@toolmesh/pulsar";
 import { describeIssues, ServiceError, ErrorType } from "@toolmesh/schema";
 import type { ServiceRoute } from "./services.js";
@@ -63,12 +72,12 @@ export class Dispatcher {
       ...(route.pooled ? { [TraceAttr.tool]: route.name } : {}),
     };
     const parent = hooks.via ? extractTraceContext(hooks.via.headers) : undefined;
-    return traced(`gateway ${route.kind}`, { kind: SpanKind.SERVER, attributes, ...(parent ? { parent } : {}) }, () =>
-      this.forward(route, body, hooks),
+    return traced(`gateway ${route.kind}`, { kind: SpanKind.SERVER, attributes, parent }, (scope) =>
+      this.forward(route, body, hooks, scope.context),
     );
   }
 
-  private async forward(route: ServiceRoute, body: unknown, hooks: DispatchHooks): Promise<void> {
+  private async forward(route: ServiceRoute, body: unknown, hooks: DispatchHooks, trace: TraceContext): Promise<void> {
     if (this.closed) throw new ClosedError("the gateway is shutting down");
     const parsed = route.requestSchema.safeParse(body);
     if (!parsed.success) {
@@ -79,7 +88,7 @@ export class Dispatcher {
     const topic = route.requestTopic;
     const started = performance.now();
     this.options.metrics.started(topic);
-    const call = this.call(route, wire, hooks);
+    const call = this.call(route, wire, hooks, trace);
     this.inFlight.add(call);
     try {
       await call;
@@ -113,7 +122,7 @@ export class Dispatcher {
     await this.tools.close();
   }
 
-  private async call(route: ServiceRoute, wire: unknown, hooks: DispatchHooks): Promise<void> {
+  private async call(route: ServiceRoute, wire: unknown, hooks: DispatchHooks, trace: TraceContext): Promise<void> {
     const lease = this.lease(route);
     let replies = 0;
     try {
@@ -121,6 +130,7 @@ export class Dispatcher {
       hooks.onSent?.();
       await client.request(wire, {
         timeoutMs: route.timeoutMs,
+        trace,
         isLast: (reply) => route.isLast(reply as never),
         onReply: (reply) => {
           replies += 1;

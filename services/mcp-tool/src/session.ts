@@ -3,18 +3,34 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "pino";
-import { injectTraceContext } from "@toolmesh/base";
 import { beforeDeadline } from "./deadline.js";
 import { DeadlineError, SessionRetiredError, failureReason, isTimeout } from "./mcp-errors.js";
 import type { SessionMetrics, SessionTransport } from "./metrics.js";
 import type { McpServerTarget } from "./server-config.js";
 
-/** fetch that sends the caller's trace context along (`traceparent`), so a traced MCP server joins the trace. */
-const fetchWithTraceContext: FetchLike = (url, init) => {
-  const trace = injectTraceContext<Record<string, string>>({});
-  if (Object.keys(trace).length === 0) return fetch(url, init);
+const TRACE_KEYS = ["traceparent", "tracestate"] as const;
+
+/** The W3C trace context a JSON-RPC request body carries in `params._meta` (see McpSessionPool.callTool). */
+function traceMetaOf(body: string): Partial<Record<(typeof TRACE_KEYS)[number], unknown>> | undefined {
+  try {
+    const meta = (JSON.parse(body) as { params?: { _meta?: unknown } } | null)?.params?._meta;
+    return meta && typeof meta === "object" ? meta : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * fetch that also sends a request's trace context (from its `_meta`) as `traceparent` / `tracestate`
+ * headers, so a server traced at the HTTP layer joins the trace. The SDK builds each POST itself, so the
+ * body is where the call's context can be found; bodies without one go out untouched.
+ */
+const fetchWithTraceHeaders: FetchLike = (url, init) => {
+  const body = init?.body;
+  const meta = typeof body === "string" && body.includes('"traceparent"') ? traceMetaOf(body) : undefined;
+  if (!meta) return fetch(url, init);
   const headers = new Headers(init?.headers);
-  for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+  for (const key of TRACE_KEYS) if (typeof meta[key] === "string") headers.set(key, meta[key]);
   return fetch(url, { ...init, headers });
 };
 
@@ -66,7 +82,7 @@ export class McpSession {
   /** Connects and initializes within `connectTimeoutMs`; a half-open session is ended on the server. */
   static async open(target: McpServerTarget, kind: SessionTransport, options: SessionOpenOptions): Promise<McpSession> {
     const url = new URL(target.url);
-    const transportOptions = { requestInit: { headers: target.headers } satisfies RequestInit, fetch: fetchWithTraceContext };
+    const transportOptions = { requestInit: { headers: target.headers } satisfies RequestInit, fetch: fetchWithTraceHeaders };
     const transport =
       kind === "sse" ? new SSEClientTransport(url, transportOptions) : new StreamableHTTPClientTransport(url, transportOptions);
     const client = new Client(options.clientInfo, { capabilities: {} });

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
+import { type TraceContext, injectTraceContext } from "@toolmesh/base";
 import { beforeDeadline, remainingMs } from "./deadline.js";
 import {
   DeadlineError,
@@ -74,9 +75,22 @@ export class McpSessionPool {
     return Date.now() + this.options.callTimeoutMs;
   }
 
-  callTool(target: McpServerTarget, name: string, args: Record<string, unknown>, deadline = this.deadline()): Promise<ToolCallResult> {
+  /**
+   * `trace`: the span of the call, continued by the server: its W3C context goes in `params._meta`
+   * (`traceparent`, `tracestate`: MCP's place for it since the 2026-07-28 revision) and, by the session's
+   * fetch, in the HTTP headers too, for servers traced at the HTTP layer.
+   */
+  callTool(
+    target: McpServerTarget,
+    name: string,
+    args: Record<string, unknown>,
+    deadline = this.deadline(),
+    trace?: TraceContext,
+  ): Promise<ToolCallResult> {
+    const meta = trace ? injectTraceContext<Record<string, string>>({}, trace) : {};
+    const params = { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
     return this.run(target, `tools/call '${name}'`, deadline, async (client, timeout) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout });
+      const result = await client.callTool(params, undefined, { timeout });
       return result as ToolCallResult;
     });
   }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ROOT_CONTEXT, context } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-node";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,7 +128,7 @@ describe("spans across the bus", () => {
   it("joins caller, tool-service request and the service's handling into one trace through `traceparent`", async () => {
     exporter.reset();
     requestProperties.length = 0;
-    const answer = await traced("caller", {}, () => client.call("alice", {}, { secret: SECRET_ARGUMENT }));
+    const answer = await traced("caller", {}, (scope) => client.call("alice", {}, { secret: SECRET_ARGUMENT }, { trace: scope.context }));
     expect(answer).toBe(`${SECRET_RESULT} for ${SECRET_ARGUMENT}`);
     await tracing.flush();
 
@@ -154,6 +155,26 @@ describe("spans across the bus", () => {
       "toolmesh.outcome": "ok",
     });
     expect(served!.attributes["toolmesh.duration_ms"]).toBeTypeOf("number");
+  });
+
+  it("passes parents explicitly: no context manager is registered, so nothing hooks the process's promises", async () => {
+    // An AsyncLocalStorage context manager (the SDK's default) would make the span active across the await.
+    const seen = await traced("outer", {}, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return context.active();
+    });
+    expect(seen).toBe(ROOT_CONTEXT);
+    // Without a parent a call starts its own trace; given the caller's scope, it joins the caller's.
+    exporter.reset();
+    await traced("caller", {}, async (scope) => {
+      await client.call("alice", {}, { secret: SECRET_ARGUMENT });
+      await client.call("alice", {}, { secret: SECRET_ARGUMENT }, { trace: scope.context });
+    });
+    await tracing.flush();
+    const spans = exporter.getFinishedSpans();
+    const [caller] = byName(spans, "caller");
+    const requests = byName(spans, `${vault.topic} request`);
+    expect(requests.map((r) => r.parentSpanContext?.spanId ?? null).sort()).toEqual([caller!.spanContext().spanId, null].sort());
   });
 
   it("records an error reply's type on both sides", async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RequestContext } from "@toolmesh/pulsar";
 import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
 import type { CatalogClient } from "../catalog-client.js";
@@ -32,7 +33,7 @@ function errorReply(message: string, runId: string | null, revision: number | nu
  * Streaming requests get every thought and observation as it happens; others only the final message.
  */
 export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
-  return (request: AgentRequest): AsyncIterable<Reply> =>
+  return (request: AgentRequest, context?: Pick<RequestContext, "trace">): AsyncIterable<Reply> =>
     (async function* () {
       if (!loop) {
         yield errorReply(NO_LLM_MESSAGE, null, request.catalog_revision);
@@ -40,7 +41,7 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
       }
       let revision;
       try {
-        const whole = await catalog.revision(request.catalog_revision);
+        const whole = await catalog.revision(request.catalog_revision, context?.trace.context);
         // The request's `group` narrows the tools offered (and recorded) to those groups.
         revision = { ...whole, tools: whole.tools.filter((tool) => inToolGroups(tool, request.group)) };
       } catch (err) {
@@ -56,7 +57,8 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
         catalog_hash: revision.content_hash,
         tools_offered: revision.tools.map((t) => t.name),
       });
-      for await (const event of loop.run({ runId, user: request.user, question: request.question, revision })) {
+      const run = { runId, user: request.user, question: request.question, revision, trace: context?.trace.context };
+      for await (const event of loop.run(run)) {
         const last = event.kind === "answer" || event.kind === "error";
         if (!request.streaming && !last) continue;
         if (event.kind === "error") {

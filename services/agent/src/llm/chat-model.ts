@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { SpanKind, injectTraceContext, traced } from "@toolmesh/base";
+import { SpanKind, type TraceContext, injectTraceContext, traced } from "@toolmesh/base";
 
 export interface ToolSpec {
   name: string;
@@ -24,9 +24,9 @@ export interface Completion {
   toolCalls: ToolCall[];
 }
 
-/** What the agent needs from an LLM: one chat completion, optionally with tools offered. */
+/** What the agent needs from an LLM: one chat completion, optionally with tools offered, in the span `trace`. */
 export interface ChatModel {
-  complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion>;
+  complete(messages: ChatMessage[], tools?: ToolSpec[], trace?: TraceContext): Promise<Completion>;
 }
 
 export interface OpenAiChatModelOptions {
@@ -45,20 +45,20 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   /** One chat completion in an `llm chat` span: the model and counts, never the messages. */
-  complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+  complete(messages: ChatMessage[], tools?: ToolSpec[], trace?: TraceContext): Promise<Completion> {
     const attributes = {
       "gen_ai.operation.name": "chat",
       "gen_ai.request.model": this.options.model,
       "toolmesh.llm.tools_offered": tools?.length ?? 0,
     };
-    return traced("llm chat", { kind: SpanKind.CLIENT, attributes }, async (scope) => {
-      const completion = await this.ask(messages, tools);
+    return traced("llm chat", { kind: SpanKind.CLIENT, attributes, parent: trace }, async (scope) => {
+      const completion = await this.ask(messages, tools, scope.context);
       scope.set({ "toolmesh.llm.tool_calls": completion.toolCalls.length });
       return completion;
     });
   }
 
-  private async ask(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+  private async ask(messages: ChatMessage[], tools: ToolSpec[] | undefined, trace: TraceContext): Promise<Completion> {
     const response = await this.client.chat.completions.create(
       {
         model: this.options.model,
@@ -73,7 +73,7 @@ export class OpenAiChatModel implements ChatModel {
           : {}),
       },
       // The model server continues the trace if it traces too.
-      { headers: injectTraceContext({}) },
+      { headers: injectTraceContext({}, trace) },
     );
     const message = response.choices[0]?.message;
     if (!message) throw new Error("the LLM answered with no choices");

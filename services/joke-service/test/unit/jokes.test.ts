@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DefinedToolService, createLogger } from "@toolmesh/base";
+import { DefinedToolService, ROOT_TRACE_CONTEXT, createLogger } from "@toolmesh/base";
 import { JOKE_STYLES, chooseJoke } from "../../src/jokes.js";
 import { tellJoke } from "../../src/tell-joke.js";
 import { requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
@@ -23,7 +23,7 @@ describe("chooseJoke", () => {
 
 describe("the tell-joke tool", () => {
   const jokes = (topic: string) => new DefinedToolService({ id: "joke-service", topic, tool: tellJoke });
-  const context = { id: "r1", logger: createLogger("joke-test", "silent") };
+  const context = { id: "r1", logger: createLogger("joke-test", "silent"), trace: ROOT_TRACE_CONTEXT };
   const service = {
     invoke: (user: string, config: Record<string, unknown>, args: Record<string, unknown>) =>
       jokes("joke").invoke(user, config, args, context),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { SpanKind, TraceAttr, annotateActiveSpan, traced } from "@toolmesh/base";
+import { SpanKind, TraceAttr, traced } from "@toolmesh/base";
+import type { RequestContext } from "@toolmesh/pulsar";
 import { ErrorType, McpToolRequest, type McpToolResponse, ServiceError } from "@toolmesh/schema";
 import { McpServerError } from "../mcp-errors.js";
 import type { McpEntryLookup } from "../mcp-entries.js";
@@ -51,11 +52,11 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
     return mcpError(`MCP server at ${target.label} has no tool '${remote}' (mcp tool '${name}'); it offers: ${shown}`);
   };
 
-  return async (request: McpToolServiceRequest): Promise<McpToolResponse> => {
+  return async (request: McpToolServiceRequest, context?: Pick<RequestContext, "trace">): Promise<McpToolResponse> => {
     // One budget (MCP_CALL_TIMEOUT_MS) for everything this request does, so that mcp-tool answers with
     // "did not answer within" before whoever waits for it (the api-gateway, the agent) gives up.
     const deadline = pool.deadline();
-    annotateActiveSpan({ [TraceAttr.tool]: request.name });
+    context?.trace.set({ [TraceAttr.tool]: request.name });
     const { target, remote } = await targetFor(request.name);
     if (request.operation === "list-tools") {
       return { error: null, text: null, object: JSON.stringify(await pool.listTools(target, deadline)) };
@@ -65,7 +66,9 @@ export function createMcpToolHandler({ lookup, pool, configLoaded, env = process
       // The remote MCP server's HTTP call, in a span of its own (server without credentials, remote tool name).
       const attributes = { [TraceAttr.tool]: request.name, "toolmesh.mcp.remote_name": remote, "server.address": target.label };
       reply = toWireReply(
-        await traced("mcp call", { kind: SpanKind.CLIENT, attributes }, () => pool.callTool(target, remote, request.parameters, deadline)),
+        await traced("mcp call", { kind: SpanKind.CLIENT, attributes, parent: context?.trace.context }, (scope) =>
+          pool.callTool(target, remote, request.parameters, deadline, scope.context),
+        ),
       );
     } catch (err) {
       if (err instanceof McpServerError && err.kind === "rejected")
