@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { EverythingServer, ScriptedLlm, waitFor } from "@toolmesh/test-support";
+import { PUN, addMcpEntry, addPunAndEchoTools, scriptPunThenEcho, tgOk, waitForCatalog } from "./fixtures/tools.js";
 import { System } from "./system.js";
 
 // Seeds 003 and 004 end to end: MCP tools from a real MCP server nobody here wrote, and the agent using
@@ -8,14 +9,7 @@ import { System } from "./system.js";
 const system = new System();
 const llm = new ScriptedLlm();
 let everything: EverythingServer;
-const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
-
-async function ok(args: string[]) {
-  const r = await system.tg(...args);
-  expect(r.stderr, `tg ${args.join(" ")}: ${r.stderr}`).toBe("");
-  expect(r.code).toBe(0);
-  return r.stdout.trim();
-}
+const ok = (args: string[]) => tgOk(system, ...args);
 
 beforeAll(async () => {
   everything = await EverythingServer.start("streamableHttp");
@@ -28,41 +22,8 @@ beforeAll(async () => {
     ["agent", { OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
     ["api-gateway"],
   ]);
-  await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
-  await ok([
-    "set-tool",
-    "--id",
-    "tell-pun",
-    "--name",
-    "tell-pun",
-    "--type",
-    "tool-service",
-    "--service",
-    "joke-service",
-    "--description",
-    "Tells a pun",
-    "--argument",
-    "topic:string:what about",
-    "--config",
-    "style=pun",
-  ]);
-  await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
-  await ok(["set-mcp-tool", "--id", "weather", "--url", everything.url, "--remote-name", "get-structured-content"]);
-  await ok([
-    "set-tool",
-    "--id",
-    "echo",
-    "--name",
-    "echo",
-    "--type",
-    "mcp-tool",
-    "--mcp-tool",
-    "echo",
-    "--description",
-    "Echoes a message",
-    "--argument",
-    "message:string:what to echo",
-  ]);
+  await addPunAndEchoTools(system, everything.url);
+  await addMcpEntry(system, "weather", everything.url, "get-structured-content");
 }, 180_000);
 
 afterAll(async () => {
@@ -181,24 +142,8 @@ describe("MCP tools through every front door", () => {
 
 describe("the agent over the catalog", () => {
   it("calls tell-pun, then an MCP tool, then answers; the run records the revision and both calls", async () => {
-    const catalog = await waitFor(
-      async () => {
-        const reply = (await system.call("tool-registry", { operation: "current" })).body as {
-          revision: { revision_number: number; tools: Array<{ name: string }> } | null;
-        };
-        const names = reply.revision?.tools.map((t) => t.name) ?? [];
-        return names.includes("tell-pun") && names.includes("echo") ? reply.revision : undefined;
-      },
-      { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" },
-    );
-
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
-      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
-    llm.script("Make my cat joke echo", [
-      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
-      (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
-      (r) => ({ content: `Done: ${lastTool(r)}` }),
-    ]);
+    const catalog = await waitForCatalog(system, ["tell-pun", "echo"]);
+    scriptPunThenEcho(llm, "Make my cat joke echo");
     const out = await ok(["agent", "-q", "Make my cat joke echo", "-u", "alice"]);
     const lines = out.split("\n");
     expect(lines.slice(0, 5)).toEqual([

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { EverythingServer, OtlpReceiver, type ReceivedSpan, ScriptedLlm, waitFor } from "@toolmesh/test-support";
+import { PUN, addPunAndEchoTools, scriptPunThenEcho, waitForCatalog } from "./fixtures/tools.js";
 import { System } from "./system.js";
 
 // Issue 17 item 4: one agent run, every service its own process with tracing on through the standard
@@ -11,14 +12,7 @@ const system = new System();
 const llm = new ScriptedLlm();
 const receiver = new OtlpReceiver();
 let everything: EverythingServer;
-const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
 const QUESTION = "Trace my cat joke echo";
-
-async function ok(args: string[]) {
-  const r = await system.tg(...args);
-  expect(r.stderr, `tg ${args.join(" ")}: ${r.stderr}`).toBe("");
-  expect(r.code).toBe(0);
-}
 
 beforeAll(async () => {
   await receiver.start();
@@ -34,50 +28,8 @@ beforeAll(async () => {
     ["agent", { ...tracing, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
     ["api-gateway", tracing],
   ]);
-  await ok(["set-tool-service", "--id", "joke-service", "--topic", "joke", "--config-param", "style:required"]);
-  await ok([
-    "set-tool",
-    "--id",
-    "tell-pun",
-    "--name",
-    "tell-pun",
-    "--type",
-    "tool-service",
-    "--service",
-    "joke-service",
-    "--description",
-    "Tells a pun",
-    "--argument",
-    "topic:string:what about",
-    "--config",
-    "style=pun",
-  ]);
-  await ok(["set-mcp-tool", "--id", "echo", "--url", everything.url, "--remote-name", "echo"]);
-  await ok([
-    "set-tool",
-    "--id",
-    "echo",
-    "--name",
-    "echo",
-    "--type",
-    "mcp-tool",
-    "--mcp-tool",
-    "echo",
-    "--description",
-    "Echoes a message",
-    "--argument",
-    "message:string:what to echo",
-  ]);
-  await waitFor(
-    async () => {
-      const reply = (await system.call("tool-registry", { operation: "current" })).body as {
-        revision: { tools: Array<{ name: string }> } | null;
-      };
-      const names = reply.revision?.tools.map((t) => t.name) ?? [];
-      return names.includes("tell-pun") && names.includes("echo");
-    },
-    { timeoutMs: 20_000, description: "a catalog with tell-pun and echo" },
-  );
+  await addPunAndEchoTools(system, everything.url);
+  await waitForCatalog(system, ["tell-pun", "echo"]);
 }, 180_000);
 
 afterAll(async () => {
@@ -92,13 +44,7 @@ const CLIENT = 3;
 
 describe("one agent run's trace, received over OTLP", () => {
   it("joins gateway -> agent -> LLM -> tool service -> MCP -> reply into one trace with correct parents", async () => {
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
-      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
-    llm.script(QUESTION, [
-      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
-      (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
-      (r) => ({ content: `Done: ${lastTool(r)}` }),
-    ]);
+    scriptPunThenEcho(llm, QUESTION);
     // The caller's own trace context: the gateway continues it, so the whole run is found by this id.
     const traceId = randomBytes(16).toString("hex");
     const callerSpanId = randomBytes(8).toString("hex");

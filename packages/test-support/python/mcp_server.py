@@ -9,6 +9,7 @@ Streamable HTTP at /mcp (stateful sessions, the SDK's defaults otherwise). Tools
   gate(name) -> str          answers once POST /control/release/{name} is called
   picture()                  a text part and a PNG image part
   weather(city) -> Weather   a structured object
+  traceparent() -> str       the W3C `traceparent` header of the HTTP request that carried the call
 --max-sessions uses the SDK's own limit (503 "Too many open sessions" past it); --token makes the SDK's
 bearer middleware refuse any other token (401 invalid_token). /control/* (never behind the token) lets a
 test see what the server saw: initializes, open sessions, deletes, tool calls, callers waiting at a gate.
@@ -28,12 +29,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 
 # A 1x1 red PNG.
 RED_DOT = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 )
+
+# What the traceparent tool answers when the request had no such header.
+NO_TRACEPARENT = "no traceparent header"
 
 
 class Weather(BaseModel):
@@ -122,6 +126,13 @@ def build_server(observed: Observed, port: int, token: str | None) -> MCPServer:
     def weather(city: str) -> Weather:
         """Structured weather for a city."""
         return Weather(city=city, temperature=21.5, conditions="sunny")
+
+    @mcp.tool(structured_output=False)
+    def traceparent(ctx: Context) -> str:
+        """The W3C traceparent header of the HTTP request that carried this call."""
+        # ctx.headers are the headers of the Starlette request behind this message (request_context.request).
+        headers = ctx.headers or {}
+        return headers.get("traceparent", NO_TRACEPARENT)
 
     @mcp.custom_route("/control/stats", methods=["GET"])
     async def stats(_request: Request) -> Response:

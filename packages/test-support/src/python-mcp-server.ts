@@ -26,8 +26,9 @@ export interface PythonMcpServerStats {
 
 /**
  * An MCP server built with the Python MCP SDK (packages/test-support/python/mcp_server.py, run in the
- * `mcp` peer venv): tools echo (`-> str`), plain, sleep, gate, picture (text + image) and weather
- * (structured). It can be killed and started again on the same port.
+ * `mcp` peer venv): tools echo (`-> str`), plain, sleep, gate, picture (text + image), weather
+ * (structured) and traceparent (the W3C `traceparent` header of the HTTP request that carried the call, or
+ * "no traceparent header"). It can be killed and started again on the same port.
  */
 export class PythonMcpServer {
   private readonly process: ChildServer;
