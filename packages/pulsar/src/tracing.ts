@@ -65,6 +65,8 @@ export class TraceScope {
   }
 
   end(outcome: string, err?: unknown): void {
+    // An unsampled span records nothing: skip building what it would drop.
+    if (!this.span.isRecording()) return this.span.end();
     const final = this.outcome ?? outcome;
     if (err !== undefined) this.span.setAttribute(TraceAttr.errorType, errorTypeOf(err));
     this.span.setAttributes({ [TraceAttr.outcome]: final, [TraceAttr.durationMs]: performance.now() - this.started });

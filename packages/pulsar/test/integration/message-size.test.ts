@@ -75,11 +75,11 @@ describe("messages over the broker's size limit", () => {
     // The limit is the broker's real one, not a guess far below it: a message of exactly the limit passes.
     await callerClient.send(topic, Buffer.alloc(limit, 121));
     await callerClient.send(topic, Buffer.from("small"));
-    // A 6 MiB entry is the bookie's largest write: on a broker just started it can take seconds.
-    await waitFor(() => received.length === 2, { timeoutMs: 30_000, description: "the full-size and the small message" });
+    // A 6 MiB entry is the bookie's largest write: on a broker just started, under load, it can take long.
+    await waitFor(() => received.length === 2, { timeoutMs: 90_000, description: "the full-size and the small message" });
     expect(received.map((m) => m.payload.length)).toEqual([limit, 5]);
     await sub.close();
-  });
+  }, 120_000); // above the wait, so a slow bookie fails with the wait's description, not a bare test timeout
 
   it("answers a reply over the limit with a too-large error naming the limit and the topic, while 40 small calls pass", async () => {
     const big = ask({ text: "x".repeat(4_000_000), times: 2 }); // an 8 MB reply, as joke-service gives to a 4 MB topic
