@@ -9,8 +9,9 @@ import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 /**
  * Where tracing's CPU goes, without a broker: tool calls (client and DynamicToolService in this process)
  * over the in-memory transport at concurrency 32, CPU time per call with tracing off, with the SDK
- * registered but sampling nothing (`always_off`: context propagation and unsampled spans), and with every
- * span recorded and exported over OTLP/protobuf to the sink process. Modes interleave over 5 rounds; the
+ * registered but sampling nothing (`always_off`: `traceparent` and unsampled spans), with one trace in ten
+ * recorded (`parentbased_traceidratio` 0.1, head sampling as production runs it), and with every span
+ * recorded and exported over OTLP/protobuf to the sink process. Modes interleave over 5 rounds; the
  * medians print. `node dist/tracing-cost.js` after a build.
  */
 class EchoTool extends DynamicToolService {
@@ -37,17 +38,20 @@ const client = await ToolServiceClient.create(pulsar, {
   responseTopic: "non-persistent://tg/response/cost",
 });
 
-/** An SDK made with the sampler `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), left off. */
-function sdk(sampler: string): Tracing {
+/** An SDK made with the sampler `sampler` (the SDK reads OTEL_TRACES_SAMPLER(_ARG) when it is made), left off. */
+function sdk(sampler: string, ratio?: string): Tracing {
   process.env.OTEL_TRACES_SAMPLER = sampler;
+  if (ratio) process.env.OTEL_TRACES_SAMPLER_ARG = ratio;
   const tracing = Tracing.start({ serviceName: "cost", exporter: "otlp", protocol: "http/protobuf", url: `${sinkUrl}/v1/traces` });
   delete process.env.OTEL_TRACES_SAMPLER;
+  delete process.env.OTEL_TRACES_SAMPLER_ARG;
   Tracing.unregister();
   return tracing;
 }
 const modes: Array<[string, Tracing | undefined]> = [
   ["off", undefined],
   ["sdk, always_off sampler", sdk("always_off")],
+  ["sdk, 10% of traces exported", sdk("parentbased_traceidratio", "0.1")],
   ["sdk, every span exported", sdk("parentbased_always_on")],
 ];
 
@@ -81,7 +85,7 @@ const off = median(results.get("off")!);
 for (const [name, values] of results) {
   const us = median(values);
   console.log(
-    `${name.padEnd(26)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`,
+    `${name.padEnd(30)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`,
   );
 }
 await client.close();

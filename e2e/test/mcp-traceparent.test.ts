@@ -6,8 +6,10 @@ import { System } from "./system.js";
 
 // Issue 17 item 4, the last hop: the remote MCP server's HTTP call joins the run's trace. The server is the
 // Python MCP SDK's (nobody here wrote it); its `traceparent` tool answers the W3C traceparent header of the
-// HTTP request that carried the call. Only what is seen from outside is checked: that header, and the spans
-// at the OTLP receiver. Every service is its own process, traced through the standard OTEL_* variables.
+// HTTP request that carried the call, and the SDK's own span for the request (its OpenTelemetry middleware
+// reads the trace context from the request's `_meta`) is exported to the same receiver. Only what is seen
+// from outside is checked: that header, and the spans at the OTLP receiver. Every service is its own
+// process, traced through the standard OTEL_* variables.
 const system = new System();
 const llm = new ScriptedLlm();
 const receiver = new OtlpReceiver();
@@ -15,13 +17,16 @@ let python: PythonMcpServer;
 const TOOL = "show-traceparent";
 const QUESTION = "Which trace is the MCP server in?";
 const NO_HEADER = "no traceparent header";
+const PYTHON_SERVICE = "python-mcp-server";
+/** The MCP SDK's span for one tools/call request: `<method> <tool>`. */
+const PYTHON_SPAN = "tools/call traceparent";
 
 beforeAll(async () => {
   await receiver.start();
-  python = await PythonMcpServer.start();
-  await llm.start();
   // Export soon after each span ends, so the test does not wait for the default 5 s batch delay.
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" };
+  python = await PythonMcpServer.start({ env: { ...tracing, OTEL_SERVICE_NAME: PYTHON_SERVICE } });
+  await llm.start();
   await system.start([
     ["config", tracing],
     ["mcp-tool", tracing],
@@ -104,7 +109,7 @@ describe("the traceparent a real MCP server receives", () => {
     expect(header).not.toBe(NO_HEADER);
     const received = parseTraceparent(header!);
 
-    const spans = await spansOf(caller.traceId, ["gateway agent", "mcp call"]);
+    const spans = await spansOf(caller.traceId, ["gateway agent", "mcp call", PYTHON_SPAN]);
     const gateway = one(spans, "gateway agent", "api-gateway");
     const mcpCall = one(spans, "mcp call", "mcp-tool");
     expectChain([
@@ -117,6 +122,7 @@ describe("the traceparent a real MCP server receives", () => {
       one(spans, "mcp-tool request", "agent"),
       one(spans, "mcp-tool serve", "mcp-tool"),
       mcpCall,
+      one(spans, PYTHON_SPAN, PYTHON_SERVICE),
     ]);
     expect(mcpCall.attributes).toMatchObject({
       "toolmesh.tool.name": TOOL,
@@ -126,7 +132,11 @@ describe("the traceparent a real MCP server receives", () => {
 
     expect(received).toEqual({ version: "00", traceId: gateway.traceId, parentSpanId: mcpCall.spanId, flags: "01" });
     console.log(`agent run: the Python MCP server received traceparent ${header}`);
-    console.log(`agent run: trace ${gateway.traceId} (${spans.length} spans), mcp call span ${mcpCall.spanId}`);
+    const served = one(spans, PYTHON_SPAN, PYTHON_SERVICE);
+    console.log(
+      `agent run: trace ${gateway.traceId} (${spans.length} spans), mcp call span ${mcpCall.spanId}, ` +
+        `the Python SDK's '${served.name}' span ${served.spanId} (parent ${served.parentSpanId})`,
+    );
   }, 60_000);
 
   it("is the gateway call's trace when the mcp-tool service is called directly", async () => {
@@ -134,7 +144,7 @@ describe("the traceparent a real MCP server receives", () => {
     const reply = (await callTraced("mcp-tool", caller.traceparent, { name: TOOL, parameters: {} })) as { text?: string };
     const received = parseTraceparent(reply.text ?? "");
 
-    const spans = await spansOf(caller.traceId, ["gateway mcp-tool", "mcp call"]);
+    const spans = await spansOf(caller.traceId, ["gateway mcp-tool", "mcp call", PYTHON_SPAN]);
     const mcpCall = one(spans, "mcp call", "mcp-tool");
     expectChain([
       { spanId: caller.spanId, name: "caller", service: "test" } as ReceivedSpan,
@@ -142,6 +152,7 @@ describe("the traceparent a real MCP server receives", () => {
       one(spans, "mcp-tool request", "api-gateway"),
       one(spans, "mcp-tool serve", "mcp-tool"),
       mcpCall,
+      one(spans, PYTHON_SPAN, PYTHON_SERVICE),
     ]);
     expect(received).toEqual({ version: "00", traceId: caller.traceId, parentSpanId: mcpCall.spanId, flags: "01" });
     console.log(`gateway call: the Python MCP server received traceparent ${reply.text}; mcp call span ${mcpCall.spanId}`);
@@ -162,7 +173,7 @@ describe("the traceparent a real MCP server receives", () => {
 
     // The gateway traced the request (so a context was there to pass on); the untraced mcp-tool made no span.
     const spans = await spansOf(caller.traceId, ["gateway mcp-tool"]);
-    expect(spans.filter((s) => s.service === "mcp-tool")).toEqual([]);
+    expect(spans.filter((s) => s.service === "mcp-tool" || s.service === PYTHON_SERVICE)).toEqual([]);
     console.log(
       `tracing off: the Python MCP server answered '${reply.text}'; trace ${caller.traceId} has ${spans.length} spans, none from mcp-tool`,
     );

@@ -18,6 +18,7 @@ Prints "mcp-test-server listening on <port>" once it accepts connections.
 
 import argparse
 import base64
+import os
 from collections import Counter
 
 import anyio
@@ -175,7 +176,26 @@ class CountDeletes:
         await self.app(scope, receive, watch)
 
 
+def export_spans_if_asked() -> None:
+    """With OTEL_EXPORTER_OTLP_ENDPOINT set, the MCP SDK's own spans (its OpenTelemetryMiddleware, on by
+    default, continues the trace in a request's `_meta.traceparent`) are exported over OTLP/HTTP; the
+    exporter and batch processor read the standard OTEL_* variables."""
+    if not os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        return
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    service = os.environ.get("OTEL_SERVICE_NAME", "python-mcp-server")
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+
+
 def main() -> None:
+    export_spans_if_asked()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--max-sessions", type=int, default=None)

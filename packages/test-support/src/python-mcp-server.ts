@@ -13,6 +13,8 @@ export interface PythonMcpServerOptions {
   maxSessions?: number;
   /** Only `Authorization: Bearer <token>` is let in (the SDK's bearer middleware; 401 otherwise). */
   token?: string;
+  /** Extra environment, e.g. OTEL_EXPORTER_OTLP_ENDPOINT: the server then exports the MCP SDK's own spans. */
+  env?: Record<string, string>;
 }
 
 /** What the server saw since it (re)started, from GET /control/stats. */
@@ -28,7 +30,9 @@ export interface PythonMcpServerStats {
  * An MCP server built with the Python MCP SDK (packages/test-support/python/mcp_server.py, run in the
  * `mcp` peer venv): tools echo (`-> str`), plain, sleep, gate, picture (text + image), weather
  * (structured) and traceparent (the W3C `traceparent` header of the HTTP request that carried the call, or
- * "no traceparent header"). It can be killed and started again on the same port.
+ * "no traceparent header"). With OTEL_EXPORTER_OTLP_ENDPOINT in `env` it exports the spans the MCP SDK
+ * makes for each request, continuing the trace of the request's `_meta.traceparent`. It can be killed and
+ * started again on the same port.
  */
 export class PythonMcpServer {
   private readonly process: ChildServer;
@@ -43,6 +47,7 @@ export class PythonMcpServer {
     this.process = new ChildServer({
       command: pythonPeer("mcp"),
       args,
+      ...(options.env ? { env: options.env } : {}),
       ready: `mcp-test-server listening on ${port}`,
       description: `Python MCP server on ${port}`,
     });
