@@ -36,18 +36,20 @@ if [[ "$mode" == local ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >
   on_exit+=('"${test_broker[@]}" bash infra/pulsar/stop.sh')
 fi
 
-# The tests' PostgreSQL (config, tool-registry and agent on DATABASE_URL): npm's embedded-postgres binaries,
-# one server for the whole run, stopped (and its files removed) on exit. TOOLMESH_TEST_DATABASE_URL set: that one instead.
+# The tests' PostgreSQL (config, tool-registry and agent on DATABASE_URL), one server for the whole run, stopped
+# (its files or container removed) on exit: testcontainers' PostgreSQL module when a Docker engine answers, else
+# npm's embedded-postgres binaries (TOOLMESH_TEST_POSTGRES=embedded|testcontainers forces one; postgres-main.js
+# prints which and why). TOOLMESH_TEST_DATABASE_URL set: that server instead.
 if [[ -z "${TOOLMESH_TEST_DATABASE_URL:-}" ]]; then
   pg_url_file="$(mktemp)"
   node packages/test-support/dist/postgres-main.js "$pg_url_file" &
   pg_pid=$!
   on_exit+=('kill "$pg_pid" 2>/dev/null; wait "$pg_pid" 2>/dev/null')
-  for _ in $(seq 1 120); do [[ -s "$pg_url_file" ]] || ! kill -0 "$pg_pid" 2>/dev/null && break; sleep 0.5; done
+  # Up to 5 minutes: a first container start pulls the postgres image.
+  for _ in $(seq 1 600); do [[ -s "$pg_url_file" ]] || ! kill -0 "$pg_pid" 2>/dev/null && break; sleep 0.5; done
   [[ -s "$pg_url_file" ]] || { echo "test PostgreSQL did not start" >&2; exit 1; }
   export TOOLMESH_TEST_DATABASE_URL="$(cat "$pg_url_file")"
   rm -f "$pg_url_file"
-  echo "test PostgreSQL: ${TOOLMESH_TEST_DATABASE_URL%%:*}://127.0.0.1:${TOOLMESH_TEST_DATABASE_URL##*@127.0.0.1:}"
 fi
 
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.

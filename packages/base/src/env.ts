@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AllowedTenants, DEFAULT_TENANT, PersistentQueueId, ServiceName } from "@toolmesh/schema";
+import { AllowedTenants, DEFAULT_TENANT, PersistentQueueId, ServiceName, TenantName } from "@toolmesh/schema";
 import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
@@ -46,10 +46,7 @@ export const BaseEnv = z.object({
   /** Services that read config: consecutive failed reloads after which /readyz answers 503 with the reason. */
   CONFIG_UNREADY_AFTER_FAILURES: z.coerce.number().int().min(1).default(3),
   /** The Pulsar tenant every topic of this system is in (separate systems on one broker use separate tenants). */
-  TOOLMESH_TENANT: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, "a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'")
-    .default(DEFAULT_TENANT),
+  TOOLMESH_TENANT: TenantName.default(DEFAULT_TENANT),
   /** The mcp-tool service's topic name; mcp-tool serves it and the agent, gateway and MCP face call it. */
   MCP_TOOL_TOPIC: z
     .string()

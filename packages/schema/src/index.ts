@@ -7,6 +7,7 @@ export * from "./json-string.js";
 export * from "./manifest.js";
 export * from "./mcp-tool.js";
 export * from "./registry.js";
+export * from "./tenant-name.js";
 export * from "./tenant-policy.js";
 export * from "./tool-service.js";
 export * from "./topics.js";

@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { TENANT_NAME_RULE, isTenantName } from "./tenant-name.js";
 import { parseTopic } from "./topics.js";
-
-const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * TOOLMESH_ALLOWED_TENANTS: a comma-separated list of further Pulsar tenants whose topics descriptors and
@@ -15,10 +14,7 @@ const tenantList = (value: string) =>
 export const AllowedTenants = z
   .string()
   .default("")
-  .refine(
-    (value) => tenantList(value).every((name) => TENANT_NAME.test(name)),
-    "expected tenant names (A-Z, a-z, 0-9, '_', '-') separated by commas",
-  )
+  .refine((value) => tenantList(value).every(isTenantName), `expected tenant names (${TENANT_NAME_RULE}) separated by commas`)
   .transform(tenantList);
 
 /**

@@ -1,12 +1,12 @@
+import { TENANT_NAME_RULE, isTenantName } from "./tenant-name.js";
+
 /** TrustGraph's tenant, and toolmesh's unless TOOLMESH_TENANT names another. */
 export const DEFAULT_TENANT = "tg";
-
-const TENANT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** TOOLMESH_TENANT's value as a tenant (empty or unset: `tg`); throws naming the variable when invalid. */
 export function tenantFromEnv(value: string | undefined): string {
   if (value === undefined || value === "") return DEFAULT_TENANT;
-  if (!TENANT_NAME.test(value)) throw new Error(`TOOLMESH_TENANT='${value}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
+  if (!isTenantName(value)) throw new Error(`TOOLMESH_TENANT='${value}' is not a valid tenant name (${TENANT_NAME_RULE})`);
   return value;
 }
 
@@ -51,7 +51,7 @@ export class TopicLayout {
 
   constructor(options: TopicLayoutOptions = {}) {
     this.tenant = options.tenant ?? DEFAULT_TENANT;
-    if (!TENANT_NAME.test(this.tenant)) throw new Error(`'${this.tenant}' is not a valid tenant name (A-Z, a-z, 0-9, '_', '-')`);
+    if (!isTenantName(this.tenant)) throw new Error(`'${this.tenant}' is not a valid tenant name (${TENANT_NAME_RULE})`);
     this.mcpToolName = options.mcpTool ?? ServiceName.mcpTool;
   }
 

@@ -35,6 +35,15 @@ export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type T
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
 export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
-export { TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase, testServerUrl, type TestDatabase } from "./postgres.js";
+export {
+  TEST_DATABASE_URL_VAR,
+  TestPostgres,
+  createTestDatabase,
+  testServerUrl,
+  type TestDatabase,
+  type TestPostgresOptions,
+} from "./postgres.js";
+export { TEST_POSTGRES_VAR, choosePostgres, type PostgresChoice, type PostgresMode } from "./postgres-mode.js";
+export { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
 export { notifyTopic, requestTopic, responseTopic, testTopics } from "./topics.js";
 export { OtlpReceiver, type ReceivedSpan, type AttributeValue } from "./otlp-receiver.js";

