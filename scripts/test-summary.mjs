@@ -9,6 +9,8 @@ let failed = 0;
 let skipped = 0;
 // A file whose set-up failed has no failed test (its tests are skipped), but it failed: count it.
 let failedFiles = 0;
+// A run whose global set-up threw reports success: false with no test and no file failed: count it too.
+const failedRuns = [];
 const reports = [join(root, "test-results", "unit", "vitest.json")];
 for (const group of ["packages", "services", "bench", "e2e"]) {
   const dir = join(root, group);
@@ -24,11 +26,16 @@ for (const report of reports) {
     passed += results.numPassedTests;
     failed += results.numFailedTests;
     skipped += results.numPendingTests + results.numTodoTests;
-    failedFiles += results.testResults.filter(
+    const before = results.testResults.filter(
       (file) => file.status === "failed" && file.assertionResults.every((a) => a.status !== "failed"),
     ).length;
+    failedFiles += before;
+    if (results.success === false && results.numFailedTests === 0 && before === 0) failedRuns.push(report.slice(root.length));
   }
 }
 const files = failedFiles ? `, ${failedFiles} test file${failedFiles === 1 ? "" : "s"} failed before its tests` : "";
-console.log(`test: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}${files}`);
-process.exit(failed > 0 || failedFiles > 0 || passed === 0 ? 1 : 0);
+const runs = failedRuns.length
+  ? `, ${failedRuns.length} run${failedRuns.length === 1 ? "" : "s"} failed in set-up (${failedRuns.join(", ")})`
+  : "";
+console.log(`test: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}${files}${runs}`);
+process.exit(failed > 0 || failedFiles > 0 || failedRuns.length > 0 || passed === 0 ? 1 : 0);
