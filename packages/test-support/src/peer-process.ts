@@ -44,6 +44,11 @@ export class PeerProcess {
     }
   }
 
+  /** Sends a signal, e.g. SIGSTOP and SIGCONT to stall it as a machine short of CPU would; no-op once it exited. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;

@@ -4,8 +4,9 @@ import type { BrokerAddress } from "./service-url.js";
 export type PoolSettings = Omit<ConnectionOptions, "logical" | "physical">;
 
 /**
- * One connection per broker (per broker-through-proxy pair), opened on first use and dropped from the
- * pool when it closes, so the next user opens a fresh one.
+ * One connection per broker (per broker-through-proxy pair) and lane, opened on first use and dropped from
+ * the pool when it closes, so the next user opens a fresh one. Lane 0 is shared by everything; the other
+ * lanes carry the extra sessions of Shared subscriptions (see BinaryTransport.subscribe).
  */
 export class ConnectionPool {
   private readonly connections = new Map<string, Promise<BrokerConnection>>();
@@ -16,9 +17,9 @@ export class ConnectionPool {
 
   constructor(private readonly settings: PoolSettings) {}
 
-  get(logical: BrokerAddress, physical: BrokerAddress = logical): Promise<BrokerConnection> {
+  get(logical: BrokerAddress, physical: BrokerAddress = logical, lane = 0): Promise<BrokerConnection> {
     if (this.closed) return Promise.reject(new Error("the Pulsar transport is closed"));
-    const key = `${logical.url}|${physical.url}`;
+    const key = `${logical.url}|${physical.url}|${lane}`;
     let connection = this.connections.get(key);
     if (!connection) {
       const created = new BrokerConnection({ ...this.settings, logical, physical });

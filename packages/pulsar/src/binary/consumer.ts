@@ -17,6 +17,8 @@ export interface ConsumerSettings {
   partition: number;
   /** The topic the caller subscribed to (the partitioned topic's name, not the partition's). */
   reportedTopic: string;
+  /** The pool's connection this consumer attaches on (see BinaryTransport.subscribe); 0 by default. */
+  lane?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     private readonly settings: ConsumerSettings,
     private readonly onMessageCallback: (message: IncomingMessage) => void,
   ) {
-    super(context, topic, `consumer ${topic} [${options.subscription}]`);
+    super(context, topic, `consumer ${topic} [${options.subscription}]`, settings.lane);
     this.subscription = options.subscription;
     this.negativeAcks = new NegativeAcks(options.negativeAckRedeliveryDelayMs ?? 1_000, (ids) => this.redeliver(ids));
   }

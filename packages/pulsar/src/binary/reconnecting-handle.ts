@@ -29,10 +29,15 @@ export abstract class ReconnectingHandle {
   private timer: NodeJS.Timeout | undefined;
   private attempting = false;
 
+  /**
+   * @param lane which of the pool's connections to the topic's broker this handle attaches on (0: the
+   *   one everything shares).
+   */
   constructor(
     protected readonly context: HandleContext,
     readonly topic: string,
     protected readonly label: string,
+    private readonly lane = 0,
   ) {
     this.backoff = new Backoff(context.backoff ?? DEFAULT_BACKOFF);
   }
@@ -95,7 +100,7 @@ export abstract class ReconnectingHandle {
     this.attempting = true;
     try {
       const location = await this.context.lookup.locate(this.topic);
-      const connection = await this.context.pool.get(location.logical, location.physical);
+      const connection = await this.context.pool.get(location.logical, location.physical, this.lane);
       if (this.closed) throw new ClosedError(`${this.label} is closed`);
       this.connection = connection;
       await this.attach(connection);

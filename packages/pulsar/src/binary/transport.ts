@@ -31,15 +31,27 @@ export interface BinaryTransportOptions {
 }
 
 /**
+ * Sessions of one Shared subscription spread over this many connections per broker. On a non-persistent
+ * topic the broker drops a message when no session of the subscription can take it at once, and a
+ * session whose connection is still carrying a multi-megabyte message cannot (its write buffer is over
+ * Netty's high-water mark: `isWritable()` is false until the client has read most of it, longer when the
+ * client is short of CPU). Sessions on separate connections leave the broker one that can take the small
+ * requests arriving meanwhile, instead of dropping them.
+ */
+const SHARED_LANES = 4;
+
+/**
  * Pulsar's binary protocol over TCP or TLS, written in TypeScript: what Apache's own clients speak,
  * without the broker's WebSocket service in between. One connection per broker is shared by every
- * producer and consumer on it.
+ * producer and consumer on it, except the second and later sessions of a Shared subscription (lanes).
  */
 export class BinaryTransport implements Transport {
   private readonly pool: ConnectionPool;
   private readonly context: HandleContext;
   private readonly serviceUrl: BrokerAddress;
   private readonly channels = new Set<{ close(): Promise<void> }>();
+  /** Sessions opened so far per Shared subscription (topic and name), which picks each one's lane. */
+  private readonly sharedSessions = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly options: BinaryTransportOptions) {
@@ -86,6 +98,7 @@ export class BinaryTransport implements Transport {
     const settings = {
       receiverQueueSize: options.receiverQueueSize ?? this.options.receiverQueueSize ?? 10_000,
       reportedTopic: options.topic,
+      lane: this.lane(options),
     };
     const make = (name: string, partition: number) =>
       new BinaryConsumer(this.context, name, options, { ...settings, partition }, onMessage);
@@ -103,6 +116,15 @@ export class BinaryTransport implements Transport {
     await Promise.all([...this.channels].map((channel) => channel.close()));
     this.channels.clear();
     this.pool.close();
+  }
+
+  /** The connection lane of a new session: Shared subscriptions' sessions take lanes 0, 1, ... in turn. */
+  private lane(options: SubscribeOptions): number {
+    if (options.type !== "Shared") return 0;
+    const key = `${options.topic}|${options.subscription}`;
+    const opened = this.sharedSessions.get(key) ?? 0;
+    this.sharedSessions.set(key, opened + 1);
+    return opened % SHARED_LANES;
   }
 
   /** Partition count, retrying while the broker is unreachable, up to the operation timeout. */
