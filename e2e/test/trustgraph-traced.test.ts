@@ -95,13 +95,14 @@ describe("TrustGraph interop with tracing on", () => {
         traceState: createTraceState("vendor=abc"),
       });
       try {
-        await traced("interop calls", { parent: caller }, async () => {
-          expect(await client.call("alice", { style: "dad" }, { topic: "cats" })).toBe("dad: cats (trustgraph)");
+        await traced("interop calls", { parent: caller }, async (scope) => {
+          const within = { trace: scope.context };
+          expect(await client.call("alice", { style: "dad" }, { topic: "cats" }, within)).toBe("dad: cats (trustgraph)");
           const topics = Array.from({ length: 10 }, (_, i) => `topic-${i}`);
-          expect(await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t })))).toEqual(
+          expect(await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t }, within)))).toEqual(
             topics.map((t) => `plain: ${t} (trustgraph)`),
           );
-          const failure = await client.call("alice", {}, {}).catch((err: unknown) => err);
+          const failure = await client.call("alice", {}, {}, within).catch((err: unknown) => err);
           expect(failure).toBeInstanceOf(ToolServiceError);
           expect(failure).toMatchObject({ type: "tool-service-error", message: "argument 'topic' is required" });
         });

@@ -22,6 +22,15 @@ export type RequestOutcome = "ok" | "error" | "bad-request" | "too-large";
 /** Why a request was not handled: the backlog was full (answered `overloaded`), or its deadline had passed (not answered). */
 export type SkipReason = "overloaded" | "expired";
 
+/**
+ * Fewest sessions a served request topic gets. The binary transport puts them on separate connections;
+ * the broker's WebSocket proxy puts each on one of its `webSocketConnectionsPerBroker` connections at
+ * random, so with k sessions over C connections all k share one with odds C^(1-k): 1 in 512 with 4
+ * sessions and the 8 connections infra/pulsar/standalone.conf sets (1 in 2 with 2 sessions and the
+ * default of one per core on a 2-core broker). Sharing one is what lets a big message drop small ones.
+ */
+export const MIN_REQUEST_SESSIONS = 4;
+
 /** Requests in hand (handled + waiting) past which new ones are answered `overloaded`. */
 export const DEFAULT_MAX_BACKLOG = 1_000;
 /** Longest error text sent in a reply. */
@@ -44,8 +53,10 @@ export interface ServeOptions<S extends z.ZodType, R> {
   maxBacklog?: number;
   /**
    * Sessions on the request subscription. On a non-persistent topic the broker drops what arrives while
-   * every session's receiver queue (1000 each on the WebSocket proxy) is full, before this server can
-   * answer `overloaded`; the default, one per 1000 of backlog plus one, leaves room past a full backlog.
+   * no session can take it: every session's receiver queue (1000 each on the WebSocket proxy) full, or
+   * every session's connection busy writing (a multi-megabyte message takes a while). The default, one per
+   * 1000 of backlog plus one and at least MIN_REQUEST_SESSIONS, leaves room past a full backlog and a
+   * session on another connection while one writes a big message.
    */
   consumers?: number;
   /** Called when a request's handling starts, and once more with how it ended; used for metrics. */
@@ -172,7 +183,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       subscription: options.subscription,
       type: "Shared",
       concurrency: options.concurrency ?? 16,
-      consumers: options.consumers ?? Math.ceil(maxBacklog / 1_000) + 1,
+      consumers: options.consumers ?? Math.max(MIN_REQUEST_SESSIONS, Math.ceil(maxBacklog / 1_000) + 1),
       maxBacklog,
       onOverload: overloaded,
     },

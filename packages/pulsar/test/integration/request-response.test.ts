@@ -241,7 +241,7 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
         },
       });
       // The broker deals a Shared subscription round robin in runs of up to 20 messages per consumer, and
-      // each server opens two consumers (see serve()): 200 requests reach all four.
+      // each server opens MIN_REQUEST_SESSIONS consumers (see serve()): 200 requests reach both servers.
       const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => caller.request(wire({ i }))));
       const bySecond = replies.filter((r) => r.response === "second").length;
       expect(bySecond).toBe(secondHandled);
