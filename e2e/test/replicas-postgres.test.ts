@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
@@ -15,7 +17,8 @@ import {
 import { System } from "./system.js";
 
 // Issue 17: two replicas of every service on one PostgreSQL database and the real broker, under load
-// (tool calls, config puts, agent runs with the scripted LLM, all through the gateways), then one replica
+// (tool calls, config puts, agent runs with the scripted LLM, all through the gateways; catalog tool calls
+// through both replicas of the MCP face, with the MCP TypeScript SDK's client), then one replica
 // of each killed with SIGKILL in the middle of it. The state services must stay correct by construction:
 // config versions never repeated or backwards, catalog revisions never repeated, every run readable
 // through either agent replica, every acknowledged write still there, and the survivors serving.
@@ -26,10 +29,44 @@ let everything: EverythingServer;
 let database: TestDatabase;
 let pulsar: PulsarClient;
 
-const SERVICES = ["config", "tool-registry", "agent", "joke-service", "mcp-tool", "api-gateway"] as const;
+const SERVICES = ["config", "tool-registry", "agent", "joke-service", "mcp-tool", "api-gateway", "mcp-server"] as const;
 const replica = (service: string, which: "a" | "b") => system.get(`${service}-${which}`);
 const gateways = () => (["a", "b"] as const).map((w) => replica("api-gateway", w)).filter((g) => alive.has(g));
 const alive = new Set<ServiceProcess>();
+/** The live replicas of the MCP face, with their labels. */
+const mcpFaces = () =>
+  (["a", "b"] as const).map((w) => ({ label: `mcp-server-${w}`, face: replica("mcp-server", w) })).filter((m) => alive.has(m.face));
+
+/**
+ * One MCP session per mcp-server replica, opened on first use. Sessions live in the replica that opened
+ * them (its only state), so a session whose replica is gone is dropped and the next call opens another.
+ */
+const mcpSessions = new Map<ServiceProcess, Promise<Client>>();
+function mcpSession(face: ServiceProcess): Promise<Client> {
+  let session = mcpSessions.get(face);
+  if (!session) {
+    const client = new Client({ name: "replicas-test", version: "1" });
+    session = client.connect(new StreamableHTTPClientTransport(new URL(`${face.url}/mcp`))).then(() => client);
+    mcpSessions.set(face, session);
+  }
+  return session;
+}
+
+/** tools/call of the catalog tool `tell-pun` through one MCP face; false when it was not answered with the pun. */
+async function mcpPun(face: ServiceProcess): Promise<boolean> {
+  try {
+    const client = await mcpSession(face);
+    const result = (await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } }, undefined, { timeout: 15_000 })) as {
+      isError?: boolean;
+      content?: Array<{ type: string; text?: string }>;
+    };
+    // The joke-service's answer in the `pun` style the tool's config gives it.
+    return !result.isError && /\bpun\b/.test(result.content?.[0]?.text ?? "");
+  } catch {
+    mcpSessions.delete(face);
+    return false;
+  }
+}
 
 /** POST to a gateway; null when the request was not acknowledged (refused, timed out, error reply). */
 async function post(gateway: ServiceProcess, path: string, body: unknown): Promise<Record<string, unknown> | null> {
@@ -53,8 +90,13 @@ interface Acked {
   puts: Array<{ worker: number; key: string; value: string; version: number }>;
   runs: string[];
   toolCalls: number;
+  /** Catalog tool calls answered through each MCP face replica. */
+  mcpCalls: Map<string, number>;
   failures: number;
 }
+
+const noneAcked = (): Acked => ({ puts: [], runs: [], toolCalls: 0, mcpCalls: new Map(), failures: 0 });
+const mcpCallsLine = (acked: Acked) => [...acked.mcpCalls].map(([face, n]) => `${n} through ${face}`).join(", ");
 
 /** Runs `workers` loops of one operation each (puts, runs, tool calls, catalog churn) until stop(). */
 function load(acked: Acked, label: string) {
@@ -94,6 +136,14 @@ function load(acked: Acked, label: string) {
       if (reply) acked.toolCalls++;
       return reply !== null;
     });
+  const mcpCaller = () =>
+    loop(async (i) => {
+      const faces = mcpFaces();
+      const { label, face } = faces[i % faces.length]!;
+      const answered = await mcpPun(face);
+      if (answered) acked.mcpCalls.set(label, (acked.mcpCalls.get(label) ?? 0) + 1);
+      return answered;
+    });
   // New tools now and then: every replica of the registry refreshes on the push, one revision results.
   const churner = () =>
     loop(async (i) => {
@@ -104,7 +154,7 @@ function load(acked: Acked, label: string) {
           : { operation: "delete", workspace: "default", keys: [{ type: "tool", key: id }] };
       return (await post(pick(), "config", body)) !== null;
     });
-  const all = Promise.all([putter(0), putter(1), putter(2), runner(0), runner(1), caller(), churner()]);
+  const all = Promise.all([putter(0), putter(1), putter(2), runner(0), runner(1), caller(), mcpCaller(), churner()]);
   return {
     stop: async () => {
       stopped = true;
@@ -177,6 +227,9 @@ beforeAll(async () => {
     "joke-service": { JOKE_ANNOUNCE: "false" },
     "mcp-tool": {},
     "api-gateway": { GATEWAY_REQUEST_TIMEOUT_MS: "5000", GATEWAY_AGENT_TIMEOUT_MS: "10000", GATEWAY_MCP_TOOL_TIMEOUT_MS: "5000" },
+    // The registry's pushes are on a non-persistent topic; under this load one may be dropped, and the
+    // face's safety-net poll (30 s by default) would then decide how soon both faces agree.
+    "mcp-server": { MCP_REGISTRY_POLL_MS: "2000" },
   };
   await system.start([]);
   pulsar = new PulsarClient(clientOptions(system.broker));
@@ -207,6 +260,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  for (const session of mcpSessions.values()) await session.then((client) => client.close()).catch(() => undefined);
   await pulsar?.close();
   await system.stop();
   await llm.close();
@@ -215,8 +269,8 @@ afterAll(async () => {
 });
 
 describe("two replicas of every service on one PostgreSQL", () => {
-  const before: Acked = { puts: [], runs: [], toolCalls: 0, failures: 0 };
-  const during: Acked = { puts: [], runs: [], toolCalls: 0, failures: 0 };
+  const before = noneAcked();
+  const during = noneAcked();
 
   it("under load: config versions never repeat or go backwards, revisions never repeat, both registries serve the same one", async () => {
     const running = load(before, "both");
@@ -246,10 +300,32 @@ describe("two replicas of every service on one PostgreSQL", () => {
     for (let i = 1; i < revisions.length; i++) expect(revisions[i]!.content_hash).not.toBe(revisions[i - 1]!.content_hash);
     expect(await revisionsOf(b)).toEqual(revisions);
 
-    console.log(
-      `both up: ${before.puts.length} puts (versions ${Math.min(...versions)}-${Math.max(...versions)}), ${before.runs.length} runs, ${before.toolCalls} tool calls, ${revisions.length} revisions, 0 failures`,
+    // The MCP faces hold nothing of their own: both answered catalog tool calls, and both list the same tools
+    // on a session that follows the newest revision (the load's sessions are pinned to the revision current
+    // when each opened, as MCP sessions are by default).
+    expect([...before.mcpCalls.keys()].sort()).toEqual(["mcp-server-a", "mcp-server-b"]);
+    const latest = await Promise.all(
+      mcpFaces().map(async ({ face }) => {
+        const client = new Client({ name: "replicas-test-latest", version: "1" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${face.url}/mcp?revision=latest`)));
+        return client;
+      }),
     );
-  });
+    const listed = await waitFor(
+      async () => {
+        const lists = await Promise.all(latest.map(async (client) => (await client.listTools()).tools.map((t) => t.name).sort()));
+        return JSON.stringify(lists[0]) === JSON.stringify(lists[1]) ? lists : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 500, description: "both MCP faces listing the same tools" },
+    );
+    await Promise.all(latest.map((client) => client.close()));
+    expect(listed[0]).toContain("tell-pun");
+
+    console.log(
+      `both up: ${before.puts.length} puts (versions ${Math.min(...versions)}-${Math.max(...versions)}), ${before.runs.length} runs, ${before.toolCalls} tool calls, ` +
+        `MCP tool calls ${mcpCallsLine(before)}, ${revisions.length} revisions, 0 failures`,
+    );
+  }, 120_000);
 
   it("runs are recorded by both agent replicas and each is readable through the gateways", async () => {
     const byRun = await recorders(before.runs);
@@ -296,11 +372,12 @@ describe("two replicas of every service on one PostgreSQL", () => {
     expect((await catalogOf(replica("tool-registry", "b"))).revision_number).toBe(revisions[0]!.revision_number);
 
     // The survivors keep serving: a round of each operation, every one answered.
-    const after: Acked = { puts: [], runs: [], toolCalls: 0, failures: 0 };
+    const after = noneAcked();
     const round = load(after, "after");
     await progress(after, 30, 4);
     await round.stop();
     expect(after.failures).toBe(0);
+    expect([...after.mcpCalls.keys()]).toEqual(["mcp-server-b"]);
 
     // And through the other agent replica: a restarted, b killed, every run read through a alone.
     const agentA = replica("agent", "a");
@@ -309,7 +386,8 @@ describe("two replicas of every service on one PostgreSQL", () => {
     await expectReadable([...runs, ...after.runs]);
     console.log(
       `kill: ${during.puts.length} puts and ${during.runs.length} runs acknowledged during the load (${putsAtKill} puts, ${runsAtKill} runs before the SIGKILL), ` +
-        `${during.failures} requests unanswered around it, ${lost.length} acknowledged writes lost; after: ${after.puts.length} puts, ${after.runs.length} runs, ${after.toolCalls} tool calls, 0 failures; ${runs.length + after.runs.length} runs read through agent b alone, then through agent a alone`,
+        `${during.failures} requests unanswered around it, ${lost.length} acknowledged writes lost; after: ${after.puts.length} puts, ${after.runs.length} runs, ${after.toolCalls} tool calls, ` +
+        `MCP tool calls ${mcpCallsLine(after)}, 0 failures; ${runs.length + after.runs.length} runs read through agent b alone, then through agent a alone`,
     );
   });
 });

@@ -136,10 +136,13 @@ export class RevisionCatalog {
     return revision;
   }
 
-  /** Records a newer revision number and tells the listeners (with its tools). */
+  /**
+   * Records a newer revision number and tells the listeners (with its tools). The number counts as seen
+   * only once its revision has been read: one that could not be read (the registry slow or away) is
+   * tried again by the next push or poll, instead of leaving `latest` sessions a revision behind.
+   */
   private async advance(number: number): Promise<void> {
     if (number <= this.newest) return;
-    this.newest = number;
     let revision: CatalogRevision;
     try {
       revision = await this.revision(number);
@@ -147,6 +150,9 @@ export class RevisionCatalog {
       this.options.logger.warn({ revision: number, reason: (err as Error).message }, "could not read a new catalog revision");
       return;
     }
+    // A push and a poll may have read it at the same time, or a newer one may have come in meanwhile.
+    if (number <= this.newest) return;
+    this.newest = number;
     this.options.logger.info({ revision: number, tools: revision.tool_count }, "new catalog revision");
     for (const listener of this.listeners) {
       try {

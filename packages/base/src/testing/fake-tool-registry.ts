@@ -39,11 +39,21 @@ export class FakeToolRegistry {
     return fake;
   }
 
-  /** Adds a newer revision and pushes its summary, as the registry does after a refresh. */
-  async publish(revision: CatalogRevision): Promise<void> {
+  /** Adds a newer revision without pushing it (as if its push was lost). */
+  add(revision: CatalogRevision): void {
     this.revisions.push(revision);
+  }
+
+  /** Pushes a revision's summary without adding the revision (as if the push came before it was readable). */
+  async pushOnly(revision: CatalogRevision): Promise<void> {
     const { tools: _tools, ...summary } = revision;
     await this.runtime.pulsar.sendJson(this.runtime.topics.toolRegistryNotify, summary);
+  }
+
+  /** Adds a newer revision and pushes its summary, as the registry does after a refresh. */
+  async publish(revision: CatalogRevision): Promise<void> {
+    this.add(revision);
+    await this.pushOnly(revision);
   }
 
   private answer(request: ToolRegistryRequest): Reply {

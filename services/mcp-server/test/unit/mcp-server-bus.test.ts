@@ -27,7 +27,8 @@ const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
 beforeAll(async () => {
   registry = await FakeToolRegistry.start(bus, [shoutRevision]);
   await new Shouter().start(bus.runtime("shouter", BaseEnv.parse({ HTTP_PORT: "0" })), { announce: false });
-  const env = loadEnv({ HTTP_PORT: "0" });
+  // A quick safety-net poll, so a missed or unreadable push is caught within the test's wait.
+  const env = loadEnv({ HTTP_PORT: "0", MCP_REGISTRY_POLL_MS: "100" });
   const runtime = bus.runtime("mcp-server", env);
   const app = await buildMcpServer(runtime, env);
   mcpUrl = `${await runtime.listen()}/mcp`;
@@ -83,5 +84,27 @@ describe("mcp-server on the in-memory bus", () => {
     });
     expect(textOf(await latest.callTool({ name: "whisper", arguments: { text: "psst" } }))).toBe("PSST...");
     expect((await pinned.listTools()).tools.map((t) => t.name)).toEqual(["shout"]);
+  });
+
+  it("moves a `latest` session to a revision whose push came before the registry could serve it, at the next poll", async () => {
+    const latest = await connect("latest");
+    const shout = shoutRevision.tools[0]!;
+    const murmur = {
+      ...shout,
+      tool_id: "murmur",
+      name: "murmur",
+      content_hash: "t5",
+      binding: { ...shout.binding, config: { suffix: "~" } },
+    };
+    const revision = { ...shoutRevision, revision_number: 5, content_hash: "h5", tool_count: 2, tools: [shout, murmur] };
+    // The push arrives first: reading revision 5 fails (not-found). Then the registry has it, and no push follows.
+    await registry.pushOnly(revision);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    registry.add(revision);
+    await waitFor(async () => (await latest.listTools()).tools.some((t) => t.name === "murmur"), {
+      timeoutMs: 3_000,
+      intervalMs: 20,
+      description: "murmur in the latest session after the poll",
+    });
   });
 });
