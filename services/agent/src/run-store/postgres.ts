@@ -1,6 +1,6 @@
 import { type Db, type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
-import type { AgentRun, AgentRunStep, AgentRunSummary } from "@toolmesh/schema";
-import { type NewRun, type NewStep, type OrphanedRun, type RunStore, instanceGoneReason } from "./types.js";
+import type { AgentRun, AgentRunSummary } from "@toolmesh/schema";
+import { type NewRun, type NewStep, type OrphanedRun, type RunStore, type StepRow, instanceGoneReason, stepFromRow } from "./types.js";
 
 const MIGRATIONS: Migration[] = [
   {
@@ -26,7 +26,6 @@ const MIGRATIONS: Migration[] = [
 ];
 
 type RunRow = AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null };
-type StepRow = AgentRunStep & { arguments: string | null };
 
 /**
  * Recorded runs in PostgreSQL (DATABASE_URL), shared by every agent replica: a run recorded by one is
@@ -106,15 +105,7 @@ export class PostgresRunStore implements RunStore {
     return {
       ...run,
       tools_offered: JSON.parse(run.tools_offered) as string[],
-      steps: steps.map((s) => ({
-        seq: s.seq,
-        kind: s.kind,
-        content: s.content,
-        tool: s.tool,
-        arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null,
-        at: s.at,
-        duration_ms: s.duration_ms,
-      })),
+      steps: steps.map(stepFromRow),
     };
   }
 

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { AgentRun, AgentRunStep, AgentRunSummary } from "@toolmesh/schema";
-import { type NewRun, type NewStep, type OrphanedRun, type RunStore, instanceGoneReason } from "./types.js";
+import type { AgentRun, AgentRunSummary } from "@toolmesh/schema";
+import { type NewRun, type NewStep, type OrphanedRun, type RunStore, type StepRow, instanceGoneReason, stepFromRow } from "./types.js";
 
 /**
  * Recorded runs in a SQLite file (the embedded default). better-sqlite3 is synchronous: each method does
@@ -157,17 +157,7 @@ export class SqliteRunStore implements RunStore {
     const run = this.db.prepare("SELECT * FROM runs WHERE run_id = ?").get(runId) as
       (AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null }) | undefined;
     if (!run) return null;
-    const steps = (
-      this.db.prepare("SELECT * FROM steps WHERE run_id = ? ORDER BY seq").all(runId) as Array<AgentRunStep & { arguments: string | null }>
-    ).map((s) => ({
-      seq: s.seq,
-      kind: s.kind,
-      content: s.content,
-      tool: s.tool,
-      arguments: s.arguments ? (JSON.parse(s.arguments) as Record<string, unknown>) : null,
-      at: s.at,
-      duration_ms: s.duration_ms,
-    }));
+    const steps = (this.db.prepare("SELECT * FROM steps WHERE run_id = ? ORDER BY seq").all(runId) as StepRow[]).map(stepFromRow);
     return { ...run, tools_offered: JSON.parse(run.tools_offered) as string[], steps };
   }
 

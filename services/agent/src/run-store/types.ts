@@ -2,6 +2,22 @@ import type { AgentRun, AgentRunStep, AgentRunSummary } from "@toolmesh/schema";
 
 export type NewStep = Omit<AgentRunStep, "seq" | "at">;
 
+/** A step as both stores keep it: its arguments as JSON text. */
+export type StepRow = AgentRunStep & { arguments: string | null };
+
+/** A stored step as the wire shows it, its arguments parsed. */
+export function stepFromRow(row: StepRow): AgentRunStep {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    content: row.content,
+    tool: row.tool,
+    arguments: row.arguments ? (JSON.parse(row.arguments) as Record<string, unknown>) : null,
+    at: row.at,
+    duration_ms: row.duration_ms,
+  };
+}
+
 /** A run failed because the agent instance running it is gone. */
 export interface OrphanedRun {
   run_id: string;
