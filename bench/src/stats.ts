@@ -237,3 +237,15 @@ export function combineRounds(rounds: LoadResult[]): CombinedResult {
     rounds,
   };
 }
+
+/**
+ * `a`'s calls/s as a share of `b`'s, paired by round: the median of each round's ratio. The two were
+ * measured back to back in each round, so a slow spell of the machine that spans a pair cancels out,
+ * where the ratio of the two medians still carries it. Undefined unless both have the same rounds.
+ */
+export function pairedCallsPerSecShare(a: LoadResult, b: LoadResult): number | undefined {
+  const ra = (a as Partial<CombinedResult>).rounds;
+  const rb = (b as Partial<CombinedResult>).rounds;
+  if (!ra || !rb || ra.length !== rb.length || ra.length === 0) return undefined;
+  return median(ra.map((round, i) => round.callsPerSec / rb[i]!.callsPerSec));
+}

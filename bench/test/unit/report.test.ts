@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callTarget } from "../../src/report.js";
-import type { LoadResult } from "../../src/stats.js";
+import { type LoadResult, combineRounds } from "../../src/stats.js";
 
 const row = (concurrency: number, p50: number, callsPerSec: number, broker?: number): LoadResult => ({
   concurrency,
@@ -39,6 +39,17 @@ describe("callTarget", () => {
     expect(cheap.met).toBe(true);
     expect(callTarget("tool-call-binary-traced", row(8, 1.2, 4_400), other).met).toBe(false);
     expect(callTarget("tool-call-traced", row(8, 1.2, 4_400), other).met).toBeNull(); // its untraced row is not in the run
+  });
+
+  it("judges a traced row with rounds by the median of its rounds' paired ratios, not the ratio of medians", () => {
+    // Round 2 ran in a slow spell for both rows: the medians of calls/s mix rounds, the pairs do not.
+    const untraced = combineRounds([row(8, 1, 5_000), row(8, 1, 2_000), row(8, 1, 5_200)]);
+    const traced = combineRounds([row(8, 1, 4_700), row(8, 1, 1_900), row(8, 1, 4_000)]);
+    const result = callTarget("tool-call-binary-traced", traced, (name) => (name === "tool-call-binary" ? untraced : undefined));
+    expect(result.target).toBe("calls/s ≥ 0.9× untraced (paired 0.940, of medians 0.800)");
+    expect(result.met).toBe(true);
+    const costly = combineRounds([row(8, 1, 4_000), row(8, 1, 1_900), row(8, 1, 4_000)]);
+    expect(callTarget("tool-call-binary-traced", costly, (name) => (name === "tool-call-binary" ? untraced : undefined)).met).toBe(false);
   });
 
   it("holds the binary tool call's p50 at c=1 to 1.3× the official client's", () => {
