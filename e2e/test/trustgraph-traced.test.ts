@@ -1,18 +1,18 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { ROOT_CONTEXT, TraceFlags, createTraceState, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolServiceClient, ToolServiceError, Tracing, traced } from "@toolmesh/base";
+import { ToolServiceError, Tracing, traced } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import {
   OtlpReceiver,
   brokerServiceUrl,
   trustGraphToolCalls,
-  trustGraphToolService,
   useBroker,
   waitFor,
   requestTopic,
   responseTopic,
 } from "@toolmesh/test-support";
+import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 import { System } from "./system.js";
 
 // TrustGraph 2.11.1's own Python classes and toolmesh with tracing ON on both toolmesh sides: the
@@ -68,33 +68,25 @@ describe("TrustGraph interop with tracing on", () => {
   }, 60_000);
 
   it("toolmesh's traced ToolServiceClient -> TrustGraph's DynamicToolService: traceparent and tracestate sent, ignored, answers unchanged", async () => {
-    const topic = `tg-traced-${randomUUID().slice(0, 8)}`;
-    const service = trustGraphToolService(pulsarHost, `tg-traced-${randomUUID().slice(0, 8)}`, topic);
-    const seen: Array<Record<string, string>> = [];
-    // A second subscription on the request topic sees what TrustGraph's service receives.
-    const watcher = await pulsar.subscribe(
-      { topic: `non-persistent://tg/request/${topic}`, subscription: `watch-${topic}`, type: "Shared" },
-      async (m) => {
-        seen.push(m.properties);
-      },
-    );
-    try {
-      await service.ready;
-      const client = await ToolServiceClient.create(pulsar, {
-        requestTopic: `non-persistent://tg/request/${topic}`,
-        responseTopic: `non-persistent://tg/response/${topic}`,
-        timeoutMs: 10_000,
-      });
-      // A caller whose context carries vendor trace state, as it would behind an instrumented front end.
-      const traceId = randomBytes(16).toString("hex");
-      const caller = trace.setSpanContext(ROOT_CONTEXT, {
-        traceId,
-        spanId: randomBytes(8).toString("hex"),
-        traceFlags: TraceFlags.SAMPLED,
-        isRemote: true,
-        traceState: createTraceState("vendor=abc"),
-      });
+    await withTrustGraphToolService(pulsar, pulsarHost, "tg-traced", async (client, topic) => {
+      const seen: Array<Record<string, string>> = [];
+      // A second subscription on the request topic sees what TrustGraph's service receives.
+      const watcher = await pulsar.subscribe(
+        { topic: `non-persistent://tg/request/${topic}`, subscription: `watch-${topic}`, type: "Shared" },
+        async (m) => {
+          seen.push(m.properties);
+        },
+      );
       try {
+        // A caller whose context carries vendor trace state, as it would behind an instrumented front end.
+        const traceId = randomBytes(16).toString("hex");
+        const caller = trace.setSpanContext(ROOT_CONTEXT, {
+          traceId,
+          spanId: randomBytes(8).toString("hex"),
+          traceFlags: TraceFlags.SAMPLED,
+          isRemote: true,
+          traceState: createTraceState("vendor=abc"),
+        });
         await traced("interop calls", { parent: caller }, async (scope) => {
           const within = { trace: scope.context };
           expect(await client.call("alice", { style: "dad" }, { topic: "cats" }, within)).toBe("dad: cats (trustgraph)");
@@ -106,29 +98,26 @@ describe("TrustGraph interop with tracing on", () => {
           expect(failure).toBeInstanceOf(ToolServiceError);
           expect(failure).toMatchObject({ type: "tool-service-error", message: "argument 'topic' is required" });
         });
+        await waitFor(() => seen.length === 12, { description: "the watcher's copies of the 12 requests" });
+        for (const properties of seen) {
+          expect(properties.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+          expect(properties.tracestate).toBe("vendor=abc");
+        }
+        await tracing.flush();
+        const requests = await waitFor(
+          () => {
+            const spans = receiver.trace(traceId).filter((s) => s.name === `${topic} request`);
+            return spans.length === 12 ? spans : undefined;
+          },
+          { description: "the client's 12 request spans" },
+        );
+        expect(requests.filter((s) => s.attributes["toolmesh.outcome"] === "error-reply").map((s) => s.attributes["error.type"])).toEqual([
+          "tool-service-error",
+        ]);
+        expect([...receiver.contentTypes].sort()).toEqual(["application/json", "application/x-protobuf"]);
       } finally {
-        await client.close();
+        await watcher.close();
       }
-      await waitFor(() => seen.length === 12, { description: "the watcher's copies of the 12 requests" });
-      for (const properties of seen) {
-        expect(properties.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-        expect(properties.tracestate).toBe("vendor=abc");
-      }
-      await tracing.flush();
-      const requests = await waitFor(
-        () => {
-          const spans = receiver.trace(traceId).filter((s) => s.name === `${topic} request`);
-          return spans.length === 12 ? spans : undefined;
-        },
-        { description: "the client's 12 request spans" },
-      );
-      expect(requests.filter((s) => s.attributes["toolmesh.outcome"] === "error-reply").map((s) => s.attributes["error.type"])).toEqual([
-        "tool-service-error",
-      ]);
-      expect([...receiver.contentTypes].sort()).toEqual(["application/json", "application/x-protobuf"]);
-    } finally {
-      await watcher.close();
-      await service.stop();
-    }
+    });
   }, 90_000);
 });

@@ -1,15 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
+import { ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import {
-  brokerServiceUrl,
-  trustGraphToolCalls,
-  trustGraphToolService,
-  useBroker,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/test-support";
+import { brokerServiceUrl, trustGraphToolCalls, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 import { System } from "./system.js";
 
 // TrustGraph 2.11.1's own Python classes (trustgraph-base, over the broker's binary protocol) and toolmesh
@@ -55,29 +48,14 @@ describe("TrustGraph's ToolServiceClient -> toolmesh's joke-service", () => {
 
 describe("toolmesh's ToolServiceClient -> TrustGraph's DynamicToolService", () => {
   it("calls it, in parallel, and turns its error replies into ToolServiceError", async () => {
-    // TrustGraph's DynamicToolService always listens in tenant tg; a topic of its own keeps tests apart.
-    const topic = `tg-interop-${randomUUID().slice(0, 8)}`;
-    const service = trustGraphToolService(pulsarHost, `tg-interop-${randomUUID().slice(0, 8)}`, topic);
-    try {
-      await service.ready;
-      const client = await ToolServiceClient.create(pulsar, {
-        requestTopic: `non-persistent://tg/request/${topic}`,
-        responseTopic: `non-persistent://tg/response/${topic}`,
-        timeoutMs: 10_000,
-      });
-      try {
-        expect(await client.call("alice", { style: "dad" }, { topic: "cats" })).toBe("dad: cats (trustgraph)");
-        const topics = Array.from({ length: 20 }, (_, i) => `topic-${i}`);
-        const answers = await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t })));
-        expect(answers).toEqual(topics.map((t) => `plain: ${t} (trustgraph)`));
-        const failure = await client.call("alice", {}, {}).catch((err: unknown) => err);
-        expect(failure).toBeInstanceOf(ToolServiceError);
-        expect(failure).toMatchObject({ type: "tool-service-error", message: "argument 'topic' is required" });
-      } finally {
-        await client.close();
-      }
-    } finally {
-      await service.stop();
-    }
+    await withTrustGraphToolService(pulsar, pulsarHost, "tg-interop", async (client) => {
+      expect(await client.call("alice", { style: "dad" }, { topic: "cats" })).toBe("dad: cats (trustgraph)");
+      const topics = Array.from({ length: 20 }, (_, i) => `topic-${i}`);
+      const answers = await Promise.all(topics.map((t) => client.call("alice", {}, { topic: t })));
+      expect(answers).toEqual(topics.map((t) => `plain: ${t} (trustgraph)`));
+      const failure = await client.call("alice", {}, {}).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(ToolServiceError);
+      expect(failure).toMatchObject({ type: "tool-service-error", message: "argument 'topic' is required" });
+    });
   }, 90_000);
 });
