@@ -99,16 +99,23 @@ export class RequestClient<S extends z.ZodType> {
       const payload = encodeJson(body);
       const id = randomUUID();
       const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 30_000;
-      const withTrace = { ...options, properties: injectTraceContext({ ...options.properties }, scope.context) };
-      this.client.assertFits(topic, payload, { ...withTrace.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) }, "a request");
-      const reply = await this.sending.run(() => this.send(id, payload, timeoutMs, withTrace));
+      // One properties object for the size check and the send (the hot path copies nothing twice).
+      const properties = injectTraceContext({ ...options.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) }, scope.context);
+      this.client.assertFits(topic, payload, properties, "a request");
+      const reply = await this.sending.run(() => this.send(id, payload, timeoutMs, properties, options));
       const errorType = wireErrorType(reply);
       if (errorType !== undefined) scope.setOutcome("error-reply", errorType);
       return reply;
     });
   }
 
-  private async send(id: string, payload: Buffer, timeoutMs: number, options: RequestOptions<z.output<S>>): Promise<z.output<S>> {
+  private async send(
+    id: string,
+    payload: Buffer,
+    timeoutMs: number,
+    properties: Properties,
+    options: RequestOptions<z.output<S>>,
+  ): Promise<z.output<S>> {
     if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
     const reply = new Promise<z.output<S>>((resolve, reject) => {
       const call: PendingCall<z.output<S>> = {
@@ -130,7 +137,8 @@ export class RequestClient<S extends z.ZodType> {
     });
     // Not awaited: while the broker is away the send waits for a reconnect, and the call's own timeout
     // must still apply. A send that fails ends the call if it is still waiting.
-    const properties = { ...options.properties, id, [DEADLINE_PROPERTY]: deadlineAfter(timeoutMs) };
+    // The deadline counts from now: the request may have waited for a slot since it was sized.
+    properties[DEADLINE_PROPERTY] = deadlineAfter(timeoutMs);
     this.client.send(this.options.requestTopic, payload, properties).catch((err: Error) => {
       const call = this.pending.get(id);
       if (!call) return;
