@@ -11,8 +11,8 @@ import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
  * over the in-memory transport at concurrency 32, CPU time per call with tracing off, with the SDK
  * registered but sampling nothing (`always_off`: `traceparent` and unsampled spans), with one trace in ten
  * recorded (`parentbased_traceidratio` 0.1, head sampling as production runs it), and with every span
- * recorded and exported over OTLP/protobuf to the sink process. Modes interleave over 5 rounds; the
- * medians print. `node dist/tracing-cost.js` after a build.
+ * recorded and exported over OTLP/protobuf to the sink process. Modes interleave over TRACING_COST_ROUNDS
+ * (21) rounds of TRACING_COST_CALLS (4,000) calls; the medians print. `node dist/tracing-cost.js` after a build.
  */
 class EchoTool extends DynamicToolService {
   readonly id = "cost-tool";
@@ -68,24 +68,36 @@ async function cpuPerCall(calls: number, concurrency: number): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
+// Many short rounds, the order reversed every other round, and "off" measured twice: the two off rows
+// differ only by the machine's noise, which shows how far apart two rows must be to mean anything.
+const rounds = Number(process.env.TRACING_COST_ROUNDS ?? 21);
+const callsPerRound = Number(process.env.TRACING_COST_CALLS ?? 4_000);
+const measured: Array<[string, Tracing | undefined]> = [...modes, ["off, again (noise)", undefined]];
 const results = new Map<string, number[]>();
-for (let round = 0; round < 5; round++) {
-  for (const [name, tracing] of modes) {
+for (let round = 0; round < rounds; round++) {
+  for (const [name, tracing] of round % 2 === 0 ? measured : [...measured].reverse()) {
     tracing?.register();
-    await cpuPerCall(2_000, 32); // warm-up
-    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(10_000, 32)]);
+    await cpuPerCall(500, 32); // warm-up after the switch
+    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(callsPerRound, 32)]);
     if (tracing) {
       await tracing.flush();
       Tracing.unregister();
     }
   }
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const median = (values: number[]) => sorted(values)[Math.floor(values.length / 2)]!;
+const quartiles = (values: number[]): [number, number] => [
+  sorted(values)[Math.floor(values.length / 4)]!,
+  sorted(values)[Math.floor((3 * values.length) / 4)]!,
+];
+console.log(`${rounds} rounds of ${callsPerRound} calls per mode, concurrency 32; medians, with the middle half of the rounds`);
 const off = median(results.get("off")!);
 for (const [name, values] of results) {
   const us = median(values);
+  const [q1, q3] = quartiles(values);
   console.log(
-    `${name.padEnd(30)} ${us.toFixed(1).padStart(6)} µs cpu/call  (${(us / off).toFixed(2)}× off; rounds ${values.map((v) => v.toFixed(0)).join(" ")})`,
+    `${name.padEnd(30)} ${us.toFixed(1).padStart(6)} µs cpu/call  ${`+${(us - off).toFixed(1)}`.padStart(6)} µs  (${(us / off).toFixed(2)}× off; ${q1.toFixed(0)}-${q3.toFixed(0)})`,
   );
 }
 await client.close();
