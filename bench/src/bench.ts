@@ -101,6 +101,12 @@ function brokerPid(webServiceUrl: string): number | undefined {
 
 const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
+/** The target with a close() that runs once, however many rows share it. */
+function closedOnce(target: CallTarget): CallTarget {
+  let closing: Promise<void> | undefined;
+  return { ...target, close: () => (closing ??= target.close()) };
+}
+
 /**
  * Call scenarios interleaved per concurrency level (baseline, toolmesh, gateway REST, gateway socket at
  * c=1, then all at c=8, ...), so a change in machine load hits them alike and the ratios stay fair.
@@ -115,15 +121,23 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipp
     if (!systems.has(kind)) systems.set(kind, await startGatewaySystem(ctx, kind));
     return systems.get(kind)!;
   };
+  // One client and tool per transport for `tool-call` and its traced twin: the two rows then differ by
+  // tracing alone, not by where their connections landed (two separately started pairs differed by up to
+  // 15% at c=32 with tracing off in both).
+  const toolCalls = new Map<TransportKind, Promise<CallTarget>>();
+  const toolCall = (kind: TransportKind) => {
+    if (!toolCalls.has(kind)) toolCalls.set(kind, startToolCall(ctx, kind).then(closedOnce));
+    return toolCalls.get(kind)!;
+  };
   const start: Record<CallScenario, () => Promise<CallTarget>> = {
     baseline: () => startBaseline(ctx),
     "baseline-coalesced": () => startBaseline(ctx, { coalesce: true }),
     "official-raw": () => startOfficialRaw(ctx),
     "binary-raw": () => startBinaryRaw(ctx),
-    "tool-call": () => startToolCall(ctx, "websocket"),
-    "tool-call-binary": () => startToolCall(ctx, "binary"),
-    "tool-call-traced": () => startToolCallTraced(ctx, "websocket"),
-    "tool-call-binary-traced": () => startToolCallTraced(ctx, "binary"),
+    "tool-call": () => toolCall("websocket"),
+    "tool-call-binary": () => toolCall("binary"),
+    "tool-call-traced": async () => startToolCallTraced(await toolCall("websocket"), "websocket"),
+    "tool-call-binary-traced": async () => startToolCallTraced(await toolCall("binary"), "binary"),
     "gateway-rest": async () => gatewayRest(await system("websocket")),
     "gateway-socket": async () => gatewaySocket(await system("websocket")),
     "gateway-rest-binary": async () => gatewayRest(await system("binary")),

@@ -4,8 +4,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { BaseEnv, Tracing, parseEnv, tracingSettings } from "@toolmesh/base";
 import type { TransportKind } from "../transports.js";
-import { startToolCall } from "./tool-call.js";
-import type { BenchContext, CallTarget } from "./types.js";
+import type { CallTarget } from "./types.js";
 
 const SINK = resolve(dirname(fileURLToPath(import.meta.url)), "../otlp-sink.js");
 
@@ -20,12 +19,13 @@ async function startSink(): Promise<{ child: ChildProcess; url: string; lines: A
 }
 
 /**
- * The tool-call row with tracing on: the same client and tool as `tool-call`, with the OpenTelemetry SDK
- * as a service runs it when OTEL_EXPORTER_OTLP_ENDPOINT is set (batched OTLP export to a sink process;
- * the bench's own OTEL_* variables apply, e.g. OTEL_TRACES_SAMPLER or OTEL_EXPORTER_OTLP_PROTOCOL). Tracing is process-wide, so it is registered only while this row's levels run (enter/leave):
- * every other row keeps running with tracing off, interleaved with this one in the same run.
+ * The tool-call row with tracing on: `base` (the `tool-call` row's own client and tool) with the
+ * OpenTelemetry SDK as a service runs it when OTEL_EXPORTER_OTLP_ENDPOINT is set (batched OTLP export to a
+ * sink process; the bench's own OTEL_* variables apply, e.g. OTEL_TRACES_SAMPLER or
+ * OTEL_EXPORTER_OTLP_PROTOCOL). Tracing is process-wide, so it is registered only while this row's levels
+ * run (enter/leave): every other row keeps running with tracing off, interleaved with this one.
  */
-export async function startToolCallTraced(ctx: BenchContext, kind: TransportKind): Promise<CallTarget> {
+export async function startToolCallTraced(base: CallTarget, kind: TransportKind): Promise<CallTarget> {
   const sink = await startSink();
   // The settings a service would take from this environment (OTEL_EXPORTER_OTLP_PROTOCOL, ...), sent to the sink.
   const env = parseEnv(BaseEnv, {
@@ -37,13 +37,12 @@ export async function startToolCallTraced(ctx: BenchContext, kind: TransportKind
   });
   const tracing = Tracing.start(tracingSettings(env, "bench")!);
   Tracing.unregister();
-  const target = await startToolCall(ctx, kind);
   return {
-    call: (i) => target.call(i),
+    call: (i) => base.call(i),
     enter: () => tracing.register(),
     leave: () => Tracing.unregister(),
     async close() {
-      await target.close();
+      await base.close();
       await tracing.shutdown();
       sink.child.kill("SIGTERM");
       const last = String((await sink.lines.next()).value ?? "");
