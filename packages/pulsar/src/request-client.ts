@@ -6,6 +6,7 @@ import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
+import { MIN_REQUEST_SESSIONS } from "./request-server.js";
 import { SpanKind, TraceAttr, type TraceContext, injectTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
@@ -53,10 +54,19 @@ interface PendingCall<R> {
 }
 
 /**
- * Request/response over a pair of topics: its own Exclusive subscription on the response topic (made
+ * Sessions on a client's own reply subscription. Replies to small calls must not wait behind a
+ * multi-megabyte one: the broker drops a reply (non-persistent topic) when no session can take it, and a
+ * session whose connection is still carrying a big reply cannot. Several sessions sit on separate
+ * connections (binary lanes; the WebSocket proxy's connections, picked at random), as for requests.
+ */
+export const REPLY_SESSIONS = MIN_REQUEST_SESSIONS;
+
+/**
+ * Request/response over a pair of topics: its own subscription on the response topic (a unique name, made
  * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
- * property on each request, replies matched by that id, ids it does not own dropped. Many calls may be
- * in flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
+ * property on each request, replies matched by that id, ids it does not own dropped. The subscription
+ * is Shared among REPLY_SESSIONS sessions of this client alone, so a small reply is not dropped while one
+ * connection still carries a big one. Many calls may be in flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
  * server skips work nobody waits for; a request over the size limit is refused before it is queued.
  * close() ends its subscription and lets go of its producer, so nothing of it stays open on the broker.
  */
@@ -172,7 +182,9 @@ export class RequestClient<S extends z.ZodType> {
       {
         topic: this.options.responseTopic,
         subscription: `${prefix}-${randomUUID()}`,
-        type: "Exclusive",
+        // Shared by this client's own sessions only (the name is unique): any of them takes any reply.
+        type: "Shared",
+        consumers: REPLY_SESSIONS,
         // Replies are matched in memory, never slow: a large window keeps 1000s of calls in flight.
         receiverQueueSize: 1000,
         concurrency: 1000,
