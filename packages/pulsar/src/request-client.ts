@@ -6,6 +6,7 @@ import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
+import { ReplyOrder, SEQUENCE_PROPERTY } from "./reply-order.js";
 import { MIN_REQUEST_SESSIONS } from "./request-server.js";
 import { SpanKind, TraceAttr, type TraceContext, injectTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
@@ -45,6 +46,7 @@ export interface RequestOptions<R> {
 }
 
 interface PendingCall<R> {
+  order: ReplyOrder<R>;
   isLast: (reply: R) => boolean;
   onReply: ((reply: R) => void) | undefined;
   resolve: (reply: R) => void;
@@ -57,7 +59,8 @@ interface PendingCall<R> {
  * Sessions on a client's own reply subscription. Replies to small calls must not wait behind a
  * multi-megabyte one: the broker drops a reply (non-persistent topic) when no session can take it, and a
  * session whose connection is still carrying a big reply cannot. Several sessions sit on separate
- * connections (binary lanes; the WebSocket proxy's connections, picked at random), as for requests.
+ * connections (binary lanes; the WebSocket proxy's connections, picked at random), as for requests. The
+ * protection is partial: once every session carries a big reply, what comes next is dropped.
  */
 export const REPLY_SESSIONS = MIN_REQUEST_SESSIONS;
 
@@ -65,8 +68,10 @@ export const REPLY_SESSIONS = MIN_REQUEST_SESSIONS;
  * Request/response over a pair of topics: its own subscription on the response topic (a unique name, made
  * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
  * property on each request, replies matched by that id, ids it does not own dropped. The subscription
- * is Shared among REPLY_SESSIONS sessions of this client alone, so a small reply is not dropped while one
- * connection still carries a big one. Many calls may be in flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
+ * is Shared among REPLY_SESSIONS sessions of this client alone (see there), which do not keep order:
+ * one request's replies (a stream's chunks) are put back in order by their `seq` property (ReplyOrder);
+ * a stream from a server that sends none (TrustGraph's) is taken in arrival order. Many calls may be in
+ * flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
  * server skips work nobody waits for; a request over the size limit is refused before it is queued.
  * close() ends its subscription and lets go of its producer, so nothing of it stays open on the broker.
  */
@@ -122,6 +127,7 @@ export class RequestClient<S extends z.ZodType> {
     if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
     const reply = new Promise<z.output<S>>((resolve, reject) => {
       const call: PendingCall<z.output<S>> = {
+        order: new ReplyOrder(),
         isLast: options.isLast ?? (() => true),
         onReply: options.onReply,
         resolve,
@@ -182,7 +188,9 @@ export class RequestClient<S extends z.ZodType> {
       {
         topic: this.options.responseTopic,
         subscription: `${prefix}-${randomUUID()}`,
-        // Shared by this client's own sessions only (the name is unique): any of them takes any reply.
+        // Shared by this client's own sessions only (the name is unique): the broker gives each reply to
+        // one that can take it at once. Not Key_Shared: that gives all replies to one request (its key) to
+        // one session, and drops the ones behind a big reply while that session's connection carries it.
         type: "Shared",
         consumers: REPLY_SESSIONS,
         // Replies are matched in memory, never slow: a large window keeps 1000s of calls in flight.
@@ -206,13 +214,15 @@ export class RequestClient<S extends z.ZodType> {
       call.reject(new ReplyFormatError(`reply on ${this.options.responseTopic} to request ${id}: ${decoded.reason}`));
       return;
     }
-    call.onReply?.(decoded.value);
-    if (call.isLast(decoded.value)) {
-      clearTimeout(call.timer);
-      this.pending.delete(id);
-      call.resolve(decoded.value);
-    } else {
-      call.arm();
+    call.arm();
+    for (const reply of call.order.accept(message.properties[SEQUENCE_PROPERTY], decoded.value)) {
+      call.onReply?.(reply);
+      if (call.isLast(reply)) {
+        clearTimeout(call.timer);
+        this.pending.delete(id);
+        call.resolve(reply);
+        return;
+      }
     }
   }
 }

@@ -3,7 +3,9 @@ import pino from "pino";
 import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire } from "@toolmesh/schema";
 import { type Broker, clientOptions, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import {
+  BinaryTransport,
   PulsarClient,
+  REPLY_SESSIONS,
   RequestClient,
   RequestTimeoutError,
   SendError,
@@ -138,6 +140,28 @@ describe("subscription types", () => {
     await waitFor(() => latest.received.length === 1, { description: "only the new message" });
     expect(JSON.parse(latest.received[0]!.payload.toString())).toEqual({ n: 4 });
     await Promise.all([sub.close(), other.close()]);
+  });
+});
+
+describe("request clients that come and go", () => {
+  // Every RequestClient has a reply subscription of its own, its REPLY_SESSIONS sessions spread over
+  // lanes; a long-lived process makes clients for tool services that come and go.
+  it("leave no lane bookkeeping and no channel behind once closed", async () => {
+    const transport = new BinaryTransport({ serviceUrl: broker.serviceUrl });
+    const own = new PulsarClient({ transport });
+    try {
+      const requestTopic = uniqueTopic("come-and-go", { namespace: "request" });
+      const responseTopic = requestTopic.replace("/request/", "/response/");
+      for (let i = 0; i < 25; i++) {
+        const requestClient = await RequestClient.create(own, { requestTopic, responseTopic, responseSchema: ToolServiceResponse });
+        expect(transport.laneHolders).toBe(1);
+        expect(transport.openChannels).toBe(REPLY_SESSIONS);
+        await requestClient.close();
+      }
+      expect({ laneHolders: transport.laneHolders, openChannels: transport.openChannels }).toEqual({ laneHolders: 0, openChannels: 0 });
+    } finally {
+      await own.close();
+    }
   });
 });
 

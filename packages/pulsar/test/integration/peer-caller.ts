@@ -3,7 +3,7 @@ import { z } from "zod";
 import { brokerEnv, clientOptions, PeerProcess, type TransportKind, useBroker } from "@toolmesh/test-support";
 import { PulsarClient, RequestClient } from "../../src/index.js";
 
-const PeerReply = z.object({ error: z.unknown(), text: z.string() });
+const PeerReply = z.object({ error: z.unknown(), text: z.string(), end_of_stream: z.boolean().optional() });
 
 /** A request server in its own process (a script in peers/) and one RequestClient in this one calling it. */
 export interface PeerAndCaller {
