@@ -6,6 +6,11 @@
  */
 export const SEQUENCE_PROPERTY = "seq";
 
+/** A reply's number from its SEQUENCE_PROPERTY, or undefined when it has none that is valid. */
+export function replyNumber(seq: string | undefined): number | undefined {
+  return seq === undefined || !/^\d{1,15}$/.test(seq) ? undefined : Number(seq);
+}
+
 /** Gives one request's replies back in the order their server sent them. */
 export class ReplyOrder<R> {
   private next = 0;
@@ -17,7 +22,7 @@ export class ReplyOrder<R> {
    * earlier one is missing. A reply with no number (TrustGraph's servers send none) is taken as it comes.
    */
   accept(seq: string | undefined, reply: R): R[] {
-    const n = seq === undefined || !/^\d{1,15}$/.test(seq) ? undefined : Number(seq);
+    const n = replyNumber(seq);
     if (n === undefined) return [reply];
     if (n < this.next || this.early.has(n)) return []; // a duplicate
     this.early.set(n, reply);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PeerProcess, type TransportKind, uniqueTopic } from "@toolmesh/test-support";
-import { type PeerAndCaller, startPeerAndCaller } from "./peer-caller.js";
+import { REPLY_SESSIONS } from "../../src/index.js";
+import { type PeerAndCaller, startPeerAndCaller, warmUp } from "./peer-caller.js";
 
 // Small replies right behind multi-megabyte ones, to one RequestClient whose process is short of CPU (as
 // on a loaded 2-core machine; here its thread blocked for a second, the same thing made certain). The
@@ -8,6 +9,8 @@ import { type PeerAndCaller, startPeerAndCaller } from "./peer-caller.js";
 // can take it at once, and a session whose connection still carries a big reply cannot (Netty's channel
 // is not writable until the client has read it; over the WebSocket API, until the proxy has). With the
 // client's one session, the small replies arriving meanwhile were dropped and their calls timed out.
+// The client is warmed up with one small call first: it opens its REPLY_SESSIONS sessions on the first
+// reply numbered by its server (serve() numbers them), one before.
 const TRANSPORTS: TransportKind[] = ["binary", "websocket"];
 const REPLY_TIMEOUT_MS = 20_000;
 const STALL_MS = 1_000;
@@ -37,6 +40,7 @@ describe.each(TRANSPORTS)("small replies behind multi-megabyte ones, one client 
       timeoutMs: REPLY_TIMEOUT_MS,
     });
     ({ server, caller } = peer);
+    await warmUp(peer, REPLY_SESSIONS);
   }, 60_000);
 
   afterAll(() => peer?.close());

@@ -144,22 +144,34 @@ describe("subscription types", () => {
 });
 
 describe("request clients that come and go", () => {
-  // Every RequestClient has a reply subscription of its own, its REPLY_SESSIONS sessions spread over
-  // lanes; a long-lived process makes clients for tool services that come and go.
+  // Every RequestClient has a reply subscription of its own, its sessions (REPLY_SESSIONS once its
+  // server numbered a reply) spread over lanes; a long-lived process makes clients for tool services
+  // that come and go.
   it("leave no lane bookkeeping and no channel behind once closed", async () => {
     const transport = new BinaryTransport({ serviceUrl: broker.serviceUrl });
     const own = new PulsarClient({ transport });
+    const requestTopic = uniqueTopic("come-and-go", { namespace: "request" });
+    const responseTopic = requestTopic.replace("/request/", "/response/");
+    const server = await serve(client, {
+      requestTopic,
+      responseTopic,
+      subscription: "come-and-go-request",
+      requestSchema: ToolServiceRequest,
+      errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
+      handler: async () => ({ error: null, response: "ok", end_of_stream: true }),
+    });
     try {
-      const requestTopic = uniqueTopic("come-and-go", { namespace: "request" });
-      const responseTopic = requestTopic.replace("/request/", "/response/");
       for (let i = 0; i < 25; i++) {
         const requestClient = await RequestClient.create(own, { requestTopic, responseTopic, responseSchema: ToolServiceResponse });
         expect(transport.laneHolders).toBe(1);
-        expect(transport.openChannels).toBe(REPLY_SESSIONS);
+        expect(transport.openChannels).toBe(1);
+        await requestClient.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: {} }));
+        await waitFor(() => transport.openChannels === REPLY_SESSIONS + 1, { description: "the reply sessions and the producer" });
         await requestClient.close();
       }
       expect({ laneHolders: transport.laneHolders, openChannels: transport.openChannels }).toEqual({ laneHolders: 0, openChannels: 0 });
     } finally {
+      await server.close();
       await own.close();
     }
   });

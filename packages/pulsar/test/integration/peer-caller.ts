@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { brokerEnv, clientOptions, PeerProcess, type TransportKind, useBroker } from "@toolmesh/test-support";
+import { brokerEnv, clientOptions, PeerProcess, topicClients, type TransportKind, useBroker, waitFor } from "@toolmesh/test-support";
 import { PulsarClient, RequestClient } from "../../src/index.js";
 
 const PeerReply = z.object({ error: z.unknown(), text: z.string(), end_of_stream: z.boolean().optional() });
@@ -9,18 +9,26 @@ const PeerReply = z.object({ error: z.unknown(), text: z.string(), end_of_stream
 export interface PeerAndCaller {
   server: PeerProcess;
   caller: RequestClient<typeof PeerReply>;
+  responseTopic: string;
+  /** Sessions the broker counts on the response topic: the caller's, nobody else reads it. */
+  replySessions(): Promise<number>;
   close(): Promise<void>;
 }
 
 /**
  * Starts `peers/<script>` serving `requestTopic` (replies on the matching response topic) over `kind`,
- * waits for its `<label> ready` line, then makes the caller. close() resumes the server if it was
- * stopped and ends all three.
+ * waits for its `<label> ready` line, then makes the caller. `env` goes to the server. close() resumes
+ * the server if it was stopped and ends all three.
  */
 export async function startPeerAndCaller(
   script: string,
   label: string,
-  { requestTopic, kind, timeoutMs }: { requestTopic: string; kind: TransportKind; timeoutMs: number },
+  {
+    requestTopic,
+    kind,
+    timeoutMs,
+    env = {},
+  }: { requestTopic: string; kind: TransportKind; timeoutMs: number; env?: Record<string, string> },
 ): Promise<PeerAndCaller> {
   const broker = await useBroker();
   const responseTopic = requestTopic.replace("/request/", "/response/");
@@ -28,6 +36,7 @@ export async function startPeerAndCaller(
     ...brokerEnv(broker, kind),
     REQUEST_TOPIC: requestTopic,
     RESPONSE_TOPIC: responseTopic,
+    ...env,
   });
   await server.waitForLog(new RegExp(`${label} ready`));
   const callerClient = new PulsarClient(clientOptions(broker, kind));
@@ -35,6 +44,8 @@ export async function startPeerAndCaller(
   return {
     server,
     caller,
+    responseTopic,
+    replySessions: async () => (await topicClients(broker.webServiceUrl, responseTopic)).consumers,
     close: async () => {
       server.signal("SIGCONT");
       await caller.close();
@@ -42,4 +53,19 @@ export async function startPeerAndCaller(
       await server.stop();
     },
   };
+}
+
+/**
+ * One small call through peers/gated-reply-server.mjs (let through at once), then waits until the broker
+ * counts the sessions the caller should have after it: REPLY_SESSIONS for a server that numbers its
+ * replies (the caller opens the others on its first numbered reply, see REPLY_SESSIONS), 1 for one that
+ * does not.
+ */
+export async function warmUp(peer: PeerAndCaller, sessions: number): Promise<void> {
+  const from = peer.server.logs.length;
+  const reply = peer.caller.request({ text: "warm-up" });
+  await peer.server.waitForLog(/1 requests in hand/, { from });
+  peer.server.signal("SIGUSR2");
+  await reply;
+  await waitFor(async () => (await peer.replySessions()) === sessions, { description: `${sessions} reply sessions on the broker` });
 }

@@ -213,8 +213,11 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       });
       await Promise.all([first.request(wire({})), second.request(wire({}))]);
       expect((await topicClients(webServiceUrl, request)).producers).toBe(1);
-      // Each client reads its replies with REPLY_SESSIONS sessions of its own subscription.
-      expect((await topicClients(webServiceUrl, response)).consumers).toBe(2 * REPLY_SESSIONS);
+      // Each client reads its replies with REPLY_SESSIONS sessions of its own subscription, once its
+      // server numbered one (serve() does): it opens the others on that first reply.
+      await waitFor(async () => (await topicClients(webServiceUrl, response)).consumers === 2 * REPLY_SESSIONS, {
+        description: `${2 * REPLY_SESSIONS} reply sessions`,
+      });
 
       await first.close();
       expect(await second.request(wire({}))).toMatchObject({ response: "ok" });

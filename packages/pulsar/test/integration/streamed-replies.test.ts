@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PeerProcess, type TransportKind, uniqueTopic } from "@toolmesh/test-support";
-import { type PeerAndCaller, startPeerAndCaller } from "./peer-caller.js";
+import { REPLY_SESSIONS } from "../../src/index.js";
+import { type PeerAndCaller, startPeerAndCaller, warmUp } from "./peer-caller.js";
 
 // Streamed replies (a multi-megabyte chunk, then small ones, the last marked end_of_stream) to several
 // requests at once, read by one RequestClient. Its REPLY_SESSIONS sessions of one Shared subscription
@@ -11,6 +12,8 @@ import { type PeerAndCaller, startPeerAndCaller } from "./peer-caller.js";
 // the order but drops the small chunks: the broker gives them to the session whose connection still
 // carries the big one, and drops a message its session cannot take at once, on a non-persistent topic.)
 // Three streams: the broker drops what comes while every session is busy with a big chunk.
+// The client is warmed up with one small call first: it opens its REPLY_SESSIONS sessions on the first
+// reply numbered by its server, one before (unnumbered-replies.test.ts).
 const TRANSPORTS: TransportKind[] = ["binary", "websocket"];
 const REPLY_TIMEOUT_MS = 20_000;
 const STREAMS = 3;
@@ -29,6 +32,7 @@ describe.each(TRANSPORTS)("streams of a multi-megabyte chunk and small ones, sev
       timeoutMs: REPLY_TIMEOUT_MS,
     });
     ({ server, caller } = peer);
+    await warmUp(peer, REPLY_SESSIONS);
   }, 60_000);
 
   afterAll(() => peer?.close());

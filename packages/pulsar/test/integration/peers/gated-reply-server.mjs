@@ -3,7 +3,8 @@
 // sends the big ones first and the small ones right behind them: serve() on REQUEST_TOPIC, over
 // PULSAR_TRANSPORT. A request `{text, replyChars?}` is answered with `replyChars` x's (a big reply) or its
 // own `text`; one with `chunks` gets a stream: `replyChars` x's, then `<text>-1` .. `<text>-<chunks>`,
-// the last one marked `end_of_stream`.
+// the last one marked `end_of_stream`. With REPLY_SEQ=none its replies go without `seq`, as TrustGraph's
+// servers send them (serve() numbers them; here that number is taken off on the way out).
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { z } from "zod";
 import { PulsarClient, serve } from "../../../dist/index.js";
@@ -13,6 +14,10 @@ const client = new PulsarClient({
   serviceUrl: process.env.PULSAR_SERVICE_URL,
   webServiceUrl: process.env.PULSAR_WEB_URL,
 });
+if (process.env.REPLY_SEQ === "none") {
+  const sendJson = client.sendJson.bind(client);
+  client.sendJson = (topic, body, { seq: _seq, ...properties } = {}, key) => sendJson(topic, body, properties, key);
+}
 let release;
 let gate = new Promise((resolve) => (release = resolve));
 process.on("SIGUSR2", () => {
