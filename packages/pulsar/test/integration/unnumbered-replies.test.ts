@@ -10,10 +10,11 @@ import { type PeerAndCaller, startPeerAndCaller, warmUp } from "./peer-caller.js
 // written on another connection, and the call ended before the big chunk was read.
 const TRANSPORTS: TransportKind[] = ["binary", "websocket"];
 const REPLY_TIMEOUT_MS = 20_000;
-// Big enough that with 4 sessions the small chunks overtake it (the old code failed 4 runs of 4, both
-// transports), small enough that one session does not drop the chunks right behind it: at 1 MB it did
-// in 2 runs of 6 (binary), the head-of-line limit a server without `seq` keeps.
-const BIG_CHUNK_CHARS = 200_000;
+// Big enough that with 4 sessions the small chunks overtake it (the old code failed 7 of 8 runs, each
+// run failing on at least one transport), small enough that one session does not drop the chunks right
+// behind it, the head-of-line limit a server without `seq` keeps: one session dropped one behind 1 MB in
+// 2 runs of 6, behind 200 KB in 1 of 7 (CPU-loaded), behind 50 KB in none of 11.
+const BIG_CHUNK_CHARS = 50_000;
 const SMALL_CHUNKS = 5;
 
 const gatedPeer = (name: string, kind: TransportKind, env: Record<string, string> = {}) =>
