@@ -24,7 +24,7 @@ export interface HandlerOptions extends SubscribeOptions {
   /** Messages handled at once by this subscription (default 16). */
   concurrency?: number;
   /**
-   * Sessions opened on a Shared subscription (default 1). Each brings its own receiver queue: on a
+   * Sessions opened on a Shared or Key_Shared subscription (default 1). Each brings its own receiver queue: on a
    * non-persistent topic a burst larger than the permits of all of them is dropped by the broker.
    */
   consumers?: number;
@@ -123,22 +123,25 @@ export class PulsarClient {
     await opened.close();
   }
 
-  /** Sends one message; one over `maxMessageSize` is refused with MessageTooLargeError before anything is sent. */
-  async send(topic: string, payload: Buffer, properties: Properties = {}): Promise<string> {
-    this.assertFits(topic, payload, properties);
+  /**
+   * Sends one message; one over `maxMessageSize` is refused with MessageTooLargeError before anything is
+   * sent. `key` is the message key: a Key_Shared subscription gives all messages of one key to one session.
+   */
+  async send(topic: string, payload: Buffer, properties: Properties = {}, key?: string): Promise<string> {
+    this.assertFits(topic, payload, properties, undefined, key);
     if (!this.holds.has(topic)) this.unheld.add(topic);
     const producer = await this.producer(topic);
-    return producer.send({ payload, properties });
+    return producer.send({ payload, properties, ...(key !== undefined ? { key } : {}) });
   }
 
   /** Throws MessageTooLargeError when the message is over the transport's limit; `what` names it in the error. */
-  assertFits(topic: string, payload: Buffer, properties: Properties = {}, what?: string): void {
-    const size = messageSize({ payload, properties });
+  assertFits(topic: string, payload: Buffer, properties: Properties = {}, what?: string, key?: string): void {
+    const size = messageSize({ payload, properties, ...(key !== undefined ? { key } : {}) });
     if (size > this.transport.maxMessageSize) throw new MessageTooLargeError(topic, size, this.transport.maxMessageSize, what);
   }
 
-  sendJson(topic: string, body: unknown, properties: Properties = {}): Promise<string> {
-    return this.send(topic, encodeJson(body), properties);
+  sendJson(topic: string, body: unknown, properties: Properties = {}, key?: string): Promise<string> {
+    return this.send(topic, encodeJson(body), properties, key);
   }
 
   /**
@@ -185,7 +188,7 @@ export class PulsarClient {
       channel.bind(consumer);
       return consumer;
     };
-    const count = options.type === "Shared" ? Math.max(1, options.consumers ?? 1) : 1;
+    const count = options.type === "Shared" || options.type === "Key_Shared" ? Math.max(1, options.consumers ?? 1) : 1;
     const consumers = await Promise.all(Array.from({ length: count }, open));
 
     const subscription: Subscription = {

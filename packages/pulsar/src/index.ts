@@ -6,7 +6,7 @@ export { DEADLINE_PROPERTY, deadlineAfter, isExpired, readDeadline } from "./dea
 export { ClosedError, MessageTooLargeError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "./errors.js";
 export { decodeJson, encodeJson, type DecodeResult } from "./json.js";
 export { ConcurrencyLimiter } from "./limiter.js";
-export { RequestClient, type RequestClientOptions, type RequestOptions } from "./request-client.js";
+export { REPLY_SESSIONS, RequestClient, type RequestClientOptions, type RequestOptions } from "./request-client.js";
 export {
   DEFAULT_MAX_BACKLOG,
   serve,

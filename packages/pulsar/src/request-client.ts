@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { AsyncQueue } from "./async-queue.js";
-import type { PulsarClient, Subscription } from "./client.js";
+import type { PulsarClient } from "./client.js";
 import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
 import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
+import { ReplyOrder, SEQUENCE_PROPERTY, replyNumber } from "./reply-order.js";
+import { ReplySessions } from "./reply-sessions.js";
+import { MIN_REQUEST_SESSIONS } from "./request-server.js";
 import { SpanKind, TraceAttr, type TraceContext, injectTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
@@ -44,6 +47,7 @@ export interface RequestOptions<R> {
 }
 
 interface PendingCall<R> {
+  order: ReplyOrder<R>;
   isLast: (reply: R) => boolean;
   onReply: ((reply: R) => void) | undefined;
   resolve: (reply: R) => void;
@@ -53,17 +57,33 @@ interface PendingCall<R> {
 }
 
 /**
- * Request/response over a pair of topics: its own Exclusive subscription on the response topic (made
+ * Sessions on a client's own reply subscription, once its server numbers its replies. Replies to small
+ * calls must not wait behind a multi-megabyte one: the broker drops a reply (non-persistent topic) when no
+ * session can take it, and a session whose connection is still carrying a big reply cannot. Several
+ * sessions sit on separate connections (binary lanes; the WebSocket proxy's connections, picked at
+ * random), as for requests; the protection is partial: once every session carries a big reply, what comes
+ * next is dropped. But Shared sessions do not keep order, so a client starts with one session and opens
+ * the others only once a reply carries `seq` (serve() numbers them, ReplyOrder restores their order); a
+ * server that sends none (TrustGraph's) keeps it at one, in order, with the old head-of-line limit. A
+ * reply without `seq` after widening (mixed servers on one topic) takes it back to one for good.
+ */
+export const REPLY_SESSIONS = MIN_REQUEST_SESSIONS;
+
+/**
+ * Request/response over a pair of topics: its own subscription on the response topic (a unique name, made
  * before anything is sent, because non-persistent topics drop what nobody is subscribed to), an `id`
- * property on each request, replies matched by that id, ids it does not own dropped. Many calls may be
- * in flight at once. Each request also carries its `deadline` (when this client stops waiting), so a
- * server skips work nobody waits for; a request over the size limit is refused before it is queued.
+ * property on each request, replies matched by that id, ids it does not own dropped. The subscription
+ * is Shared by this client's sessions alone: one while its servers send unnumbered replies (TrustGraph's,
+ * taken in arrival order), REPLY_SESSIONS once they number them (`seq`, put back in order by ReplyOrder;
+ * see REPLY_SESSIONS). Many calls may be in flight at once. Each request also carries its `deadline`
+ * (when this client stops waiting), so a server skips work nobody waits for; a request over the size
+ * limit is refused before it is queued.
  * close() ends its subscription and lets go of its producer, so nothing of it stays open on the broker.
  */
 export class RequestClient<S extends z.ZodType> {
   private readonly pending = new Map<string, PendingCall<z.output<S>>>();
   private readonly sending: ConcurrencyLimiter;
-  private subscription: Subscription | undefined;
+  private sessions: ReplySessions | undefined;
   private closed = false;
 
   private constructor(
@@ -85,6 +105,11 @@ export class RequestClient<S extends z.ZodType> {
 
   get inFlight(): number {
     return this.pending.size;
+  }
+
+  /** Sessions on its reply subscription now (see REPLY_SESSIONS). */
+  get replySessions(): number {
+    return this.sessions?.count ?? 0;
   }
 
   /**
@@ -119,6 +144,7 @@ export class RequestClient<S extends z.ZodType> {
     if (this.closed) throw new ClosedError(`request client for ${this.options.requestTopic} is closed`);
     const reply = new Promise<z.output<S>>((resolve, reject) => {
       const call: PendingCall<z.output<S>> = {
+        order: new ReplyOrder(),
         isLast: options.isLast ?? (() => true),
         onReply: options.onReply,
         resolve,
@@ -170,29 +196,38 @@ export class RequestClient<S extends z.ZodType> {
       call.reject(new ClosedError(`request ${id} to ${this.options.requestTopic} abandoned: client closed`));
     }
     this.pending.clear();
-    await this.subscription?.close();
-    if (this.subscription) await this.client.releaseProducer(this.options.requestTopic);
+    await this.sessions?.close();
+    if (this.sessions) await this.client.releaseProducer(this.options.requestTopic);
   }
 
   private async start(): Promise<void> {
     const prefix = this.options.subscriptionPrefix ?? "toolmesh-client";
-    this.subscription = await this.client.subscribe(
+    const sessions = new ReplySessions(
+      this.client,
       {
         topic: this.options.responseTopic,
         subscription: `${prefix}-${randomUUID()}`,
-        type: "Exclusive",
+        // Shared by this client's own sessions only (the name is unique), so more can join once its server
+        // numbers its replies: the broker gives each reply to one that can take it at once. Not Key_Shared:
+        // that gives all replies to one request (its key) to one session, and drops the ones behind a big
+        // reply while that session's connection carries it.
+        type: "Shared",
         // Replies are matched in memory, never slow: a large window keeps 1000s of calls in flight.
         receiverQueueSize: 1000,
         concurrency: 1000,
       },
       async (message) => this.onReply(message),
+      REPLY_SESSIONS,
     );
+    await sessions.start();
+    this.sessions = sessions;
     // Held from here on (not before: a client whose subscribe failed never existed), released by close().
     this.client.holdProducer(this.options.requestTopic);
   }
 
   private onReply(message: IncomingMessage): void {
     const id = message.properties.id;
+    if (id) this.sessions?.observe(replyNumber(message.properties[SEQUENCE_PROPERTY]) !== undefined);
     const call = id ? this.pending.get(id) : undefined;
     if (!id || !call) return; // another client's reply, or one that came after its timeout
     const decoded = decodeJson(this.options.responseSchema, message.payload);
@@ -202,13 +237,15 @@ export class RequestClient<S extends z.ZodType> {
       call.reject(new ReplyFormatError(`reply on ${this.options.responseTopic} to request ${id}: ${decoded.reason}`));
       return;
     }
-    call.onReply?.(decoded.value);
-    if (call.isLast(decoded.value)) {
-      clearTimeout(call.timer);
-      this.pending.delete(id);
-      call.resolve(decoded.value);
-    } else {
-      call.arm();
+    call.arm();
+    for (const reply of call.order.accept(message.properties[SEQUENCE_PROPERTY], decoded.value)) {
+      call.onReply?.(reply);
+      if (call.isLast(reply)) {
+        clearTimeout(call.timer);
+        this.pending.delete(id);
+        call.resolve(reply);
+        return;
+      }
     }
   }
 }

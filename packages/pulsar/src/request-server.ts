@@ -5,6 +5,7 @@ import type { PulsarClient, Subscription } from "./client.js";
 import { isExpired } from "./deadline.js";
 import { MessageTooLargeError } from "./errors.js";
 import { decodeJson } from "./json.js";
+import { SEQUENCE_PROPERTY } from "./reply-order.js";
 import { SpanKind, TraceAttr, type TraceScope, extractTraceContext, topicName, traced } from "./tracing.js";
 import type { IncomingMessage, Properties } from "./transport.js";
 
@@ -81,21 +82,33 @@ function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
 export function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
   const logger = client.logger.child({ topic: options.requestTopic });
   const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
-  const reply = (body: R, id: string) => client.sendJson(options.responseTopic, body, { id });
+  /**
+   * Sends the replies to one request, numbered in order (SEQUENCE_PROPERTY: the client's sessions may get
+   * them out of order) and keyed by its id (a partitioned response topic keeps them on one partition).
+   * A reply refused as too large uses no number.
+   */
+  const replier = (id: string) => {
+    let seq = 0;
+    return async (body: R) => {
+      await client.sendJson(options.responseTopic, body, { id, [SEQUENCE_PROPERTY]: String(seq) }, id);
+      seq += 1;
+    };
+  };
+  type Reply = ReturnType<typeof replier>;
   // An error's text may quote the request (a 4 MB argument, say): cut it so the error reply always fits.
-  const replyError = (type: string, text: string, id: string) =>
-    reply(options.errorReply({ type, message: text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}... (cut)` : text }), id);
+  const replyError = (type: string, text: string, reply: Reply) =>
+    reply(options.errorReply({ type, message: text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}... (cut)` : text }));
 
   /** Sends a reply; one over the size limit becomes a `too-large` error reply (then false is returned). */
-  const replyOrTooLarge = async (body: R, id: string, log: Logger): Promise<boolean> => {
+  const replyOrTooLarge = async (body: R, id: string, reply: Reply, log: Logger): Promise<boolean> => {
     try {
-      await reply(body, id);
+      await reply(body);
       return true;
     } catch (err) {
       if (!(err instanceof MessageTooLargeError)) throw err;
       const message = `the reply of ${err.size} bytes to request ${id} on ${options.requestTopic} exceeds the message size limit of ${err.limit} bytes`;
       log.warn({ size: err.size, limit: err.limit }, "reply too large; answering with an error instead");
-      await replyError(ErrorType.tooLarge, message, id);
+      await replyError(ErrorType.tooLarge, message, reply);
       return false;
     }
   };
@@ -130,6 +143,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
 
   const handleRequest = async (message: IncomingMessage, scope: TraceScope) => {
     const id = message.properties.id!;
+    const reply = replier(id);
     const started = performance.now();
     options.onStarted?.();
     const finish = (outcome: RequestOutcome, errorType?: string) => {
@@ -139,7 +153,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     const decoded = decodeJson(options.requestSchema, message.payload);
     if (!decoded.ok) {
       logger.warn({ id, reason: decoded.reason }, "bad request");
-      await replyError(ErrorType.badRequest, decoded.reason, id);
+      await replyError(ErrorType.badRequest, decoded.reason, reply);
       finish("bad-request", ErrorType.badRequest);
       return;
     }
@@ -151,12 +165,12 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       if (isAsyncIterable<R>(result)) {
         // Leaving the loop after a too-large chunk ends the stream (its generator is returned).
         for await (const part of result) {
-          if (!(await replyOrTooLarge(part, id, context.logger))) {
+          if (!(await replyOrTooLarge(part, id, reply, context.logger))) {
             outcome = "too-large";
             break;
           }
         }
-      } else if (!(await replyOrTooLarge(await result, id, context.logger))) {
+      } else if (!(await replyOrTooLarge(await result, id, reply, context.logger))) {
         outcome = "too-large";
       }
     } catch (err) {
@@ -165,7 +179,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       const text = err instanceof Error ? err.message : String(err);
       context.logger.warn({ err, type }, "request failed");
       errorType = type;
-      await replyError(type, text, id);
+      await replyError(type, text, reply);
     }
     finish(outcome, outcome === "too-large" ? ErrorType.tooLarge : errorType);
   };
@@ -174,7 +188,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     if (unanswerable(message)) return;
     options.onSkipped?.("overloaded");
     const text = `${options.requestTopic} has ${maxBacklog} requests in hand, its limit; retry later`;
-    await replyError(ErrorType.overloaded, text, message.properties.id!);
+    await replyError(ErrorType.overloaded, text, replier(message.properties.id!));
   };
 
   return client.subscribe(

@@ -9,6 +9,7 @@ import { PartitionedConsumer, PartitionedProducer, partitionTopic } from "./part
 import { BinaryProducer } from "./producer.js";
 import type { HandleContext } from "./reconnecting-handle.js";
 import { type BrokerAddress, parseBrokerUrl } from "./service-url.js";
+import { type LaneLease, SessionLanes } from "./session-lanes.js";
 import { Backoff } from "../backoff.js";
 
 export interface BinaryTransportOptions {
@@ -31,7 +32,7 @@ export interface BinaryTransportOptions {
 }
 
 /**
- * Sessions of one Shared subscription spread over this many connections per broker. On a non-persistent
+ * Sessions of one Shared or Key_Shared subscription spread over this many connections per broker. On a non-persistent
  * topic the broker drops a message when no session of the subscription can take it at once, and a
  * session whose connection is still carrying a multi-megabyte message cannot (its write buffer is over
  * Netty's high-water mark: `isWritable()` is false until the client has read most of it, longer when the
@@ -43,15 +44,15 @@ const SHARED_LANES = 4;
 /**
  * Pulsar's binary protocol over TCP or TLS, written in TypeScript: what Apache's own clients speak,
  * without the broker's WebSocket service in between. One connection per broker is shared by every
- * producer and consumer on it, except the second and later sessions of a Shared subscription (lanes).
+ * producer and consumer on it, except the second and later sessions of a Shared or Key_Shared
+ * subscription (lanes).
  */
 export class BinaryTransport implements Transport {
   private readonly pool: ConnectionPool;
   private readonly context: HandleContext;
   private readonly serviceUrl: BrokerAddress;
   private readonly channels = new Set<{ close(): Promise<void> }>();
-  /** Sessions opened so far per Shared subscription (topic and name), which picks each one's lane. */
-  private readonly sharedSessions = new Map<string, number>();
+  private readonly lanes = new SessionLanes(SHARED_LANES);
   private closed = false;
 
   constructor(private readonly options: BinaryTransportOptions) {
@@ -95,19 +96,20 @@ export class BinaryTransport implements Transport {
   async subscribe(options: SubscribeOptions, onMessage: (message: IncomingMessage) => void): Promise<ConsumerChannel> {
     if (!options.subscription) throw new Error(`refused: subscribing to ${options.topic} needs a subscription name`);
     const partitions = await this.partitions(options.topic);
+    const lease = this.lane(options);
     const settings = {
       receiverQueueSize: options.receiverQueueSize ?? this.options.receiverQueueSize ?? 10_000,
       reportedTopic: options.topic,
-      lane: this.lane(options),
+      lane: lease.lane,
     };
     const make = (name: string, partition: number) =>
       new BinaryConsumer(this.context, name, options, { ...settings, partition }, onMessage);
     if (partitions === 0) {
       const consumer = make(options.topic, -1);
-      return this.track(consumer, [consumer]);
+      return this.track(consumer, [consumer], lease);
     }
     const consumers = Array.from({ length: partitions }, (_, i) => make(partitionTopic(options.topic, i), i));
-    return this.track(new PartitionedConsumer(options.topic, options.subscription, consumers), consumers);
+    return this.track(new PartitionedConsumer(options.topic, options.subscription, consumers), consumers, lease);
   }
 
   async close(): Promise<void> {
@@ -118,13 +120,20 @@ export class BinaryTransport implements Transport {
     this.pool.close();
   }
 
-  /** The connection lane of a new session: Shared subscriptions' sessions take lanes 0, 1, ... in turn. */
-  private lane(options: SubscribeOptions): number {
-    if (options.type !== "Shared") return 0;
-    const key = `${options.topic}|${options.subscription}`;
-    const opened = this.sharedSessions.get(key) ?? 0;
-    this.sharedSessions.set(key, opened + 1);
-    return opened % SHARED_LANES;
+  /** Subscriptions with a Shared or Key_Shared session open here (each holds lanes until closed). */
+  get laneHolders(): number {
+    return this.lanes.subscriptions;
+  }
+
+  /** Channels open here (closed ones are let go). */
+  get openChannels(): number {
+    return this.channels.size;
+  }
+
+  /** The connection lane of a new session: the sessions of a Shared or Key_Shared subscription spread out. */
+  private lane(options: SubscribeOptions): LaneLease {
+    if (options.type !== "Shared" && options.type !== "Key_Shared") return { lane: 0, release: () => {} };
+    return this.lanes.take(`${options.topic}|${options.subscription}`);
   }
 
   /** Partition count, retrying while the broker is unreachable, up to the operation timeout. */
@@ -141,9 +150,22 @@ export class BinaryTransport implements Transport {
     }
   }
 
-  /** Starts the handles (every partition's) and keeps the channel for close(); a failed start closes them all. */
-  private async track<T extends { close(): Promise<void> }>(channel: T, handles: Array<{ start(): Promise<void> }>): Promise<T> {
+  /**
+   * Starts the handles (every partition's) and keeps the channel for close(), until it is closed by itself
+   * (then its lane goes back too); a failed start closes them all.
+   */
+  private async track<T extends { close(): Promise<void> }>(
+    channel: T,
+    handles: Array<{ start(): Promise<void> }>,
+    lease?: LaneLease,
+  ): Promise<T> {
     this.channels.add(channel);
+    const close = channel.close.bind(channel);
+    channel.close = () => {
+      this.channels.delete(channel);
+      lease?.release();
+      return close();
+    };
     try {
       await Promise.all(handles.map((h) => h.start()));
       return channel;

@@ -3,7 +3,9 @@ import pino from "pino";
 import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire } from "@toolmesh/schema";
 import { type Broker, clientOptions, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import {
+  BinaryTransport,
   PulsarClient,
+  REPLY_SESSIONS,
   RequestClient,
   RequestTimeoutError,
   SendError,
@@ -138,6 +140,40 @@ describe("subscription types", () => {
     await waitFor(() => latest.received.length === 1, { description: "only the new message" });
     expect(JSON.parse(latest.received[0]!.payload.toString())).toEqual({ n: 4 });
     await Promise.all([sub.close(), other.close()]);
+  });
+});
+
+describe("request clients that come and go", () => {
+  // Every RequestClient has a reply subscription of its own, its sessions (REPLY_SESSIONS once its
+  // server numbered a reply) spread over lanes; a long-lived process makes clients for tool services
+  // that come and go.
+  it("leave no lane bookkeeping and no channel behind once closed", async () => {
+    const transport = new BinaryTransport({ serviceUrl: broker.serviceUrl });
+    const own = new PulsarClient({ transport });
+    const requestTopic = uniqueTopic("come-and-go", { namespace: "request" });
+    const responseTopic = requestTopic.replace("/request/", "/response/");
+    const server = await serve(client, {
+      requestTopic,
+      responseTopic,
+      subscription: "come-and-go-request",
+      requestSchema: ToolServiceRequest,
+      errorReply: (error): ToolServiceResponseWire => ({ error, response: "", end_of_stream: true }),
+      handler: async () => ({ error: null, response: "ok", end_of_stream: true }),
+    });
+    try {
+      for (let i = 0; i < 25; i++) {
+        const requestClient = await RequestClient.create(own, { requestTopic, responseTopic, responseSchema: ToolServiceResponse });
+        expect(transport.laneHolders).toBe(1);
+        expect(transport.openChannels).toBe(1);
+        await requestClient.request(ToolServiceRequest.encode({ user: "u", config: {}, arguments: {} }));
+        await waitFor(() => transport.openChannels === REPLY_SESSIONS + 1, { description: "the reply sessions and the producer" });
+        await requestClient.close();
+      }
+      expect({ laneHolders: transport.laneHolders, openChannels: transport.openChannels }).toEqual({ laneHolders: 0, openChannels: 0 });
+    } finally {
+      await server.close();
+      await own.close();
+    }
   });
 });
 

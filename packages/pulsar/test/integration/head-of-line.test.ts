@@ -1,8 +1,6 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { brokerEnv, clientOptions, PeerProcess, uniqueTopic, useBroker } from "@toolmesh/test-support";
-import { PulsarClient, RequestClient } from "../../src/index.js";
+import { type PeerProcess, uniqueTopic } from "@toolmesh/test-support";
+import { type PeerAndCaller, startPeerAndCaller } from "./peer-caller.js";
 
 // Small requests right behind a multi-megabyte one, to a server whose process is short of CPU (as on a
 // loaded 2-core CI machine; here stopped with SIGSTOP for half a second, the same thing made certain).
@@ -13,35 +11,20 @@ import { PulsarClient, RequestClient } from "../../src/index.js";
 // subscription's sessions on separate connections, another session takes them.
 const REPLY_TIMEOUT_MS = 15_000;
 const STALL_MS = 500;
-const requestTopic = uniqueTopic("head-of-line", { namespace: "request" });
-const responseTopic = requestTopic.replace("/request/", "/response/");
+let peer: PeerAndCaller;
 let server: PeerProcess;
-let callerClient: PulsarClient;
-let caller: RequestClient<z.ZodType<{ error: unknown; text: string }>>;
+let caller: PeerAndCaller["caller"];
 
 beforeAll(async () => {
-  const broker = await useBroker();
-  server = PeerProcess.start("echo server", process.execPath, [fileURLToPath(new URL("peers/echo-server.mjs", import.meta.url))], {
-    ...brokerEnv(broker, "binary"),
-    REQUEST_TOPIC: requestTopic,
-    RESPONSE_TOPIC: responseTopic,
-  });
-  await server.waitForLog(/echo server ready/);
-  callerClient = new PulsarClient(clientOptions(broker, "binary"));
-  caller = await RequestClient.create(callerClient, {
-    requestTopic,
-    responseTopic,
-    responseSchema: z.object({ error: z.unknown(), text: z.string() }),
+  peer = await startPeerAndCaller("echo-server.mjs", "echo server", {
+    requestTopic: uniqueTopic("head-of-line", { namespace: "request" }),
+    kind: "binary",
     timeoutMs: REPLY_TIMEOUT_MS,
   });
+  ({ server, caller } = peer);
 }, 60_000);
 
-afterAll(async () => {
-  server?.signal("SIGCONT");
-  await caller?.close();
-  await callerClient?.close();
-  await server?.stop();
-});
+afterAll(() => peer?.close());
 
 /** Sends one big request and 40 small ones at once while the server is stalled; every outcome, in order. */
 async function burstBehind(bigChars: number): Promise<string[]> {

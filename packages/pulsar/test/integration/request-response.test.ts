@@ -5,6 +5,7 @@ import { ServiceError, ToolServiceRequest, ToolServiceResponse, type ToolService
 import { clientOptions, topicClients, type TransportKind, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import {
   PulsarClient,
+  REPLY_SESSIONS,
   ReplyFormatError,
   RequestClient,
   RequestTimeoutError,
@@ -212,11 +213,15 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
       });
       await Promise.all([first.request(wire({})), second.request(wire({}))]);
       expect((await topicClients(webServiceUrl, request)).producers).toBe(1);
-      expect((await topicClients(webServiceUrl, response)).consumers).toBe(2);
+      // Each client reads its replies with REPLY_SESSIONS sessions of its own subscription, once its
+      // server numbered one (serve() does): it opens the others on that first reply.
+      await waitFor(async () => (await topicClients(webServiceUrl, response)).consumers === 2 * REPLY_SESSIONS, {
+        description: `${2 * REPLY_SESSIONS} reply sessions`,
+      });
 
       await first.close();
       expect(await second.request(wire({}))).toMatchObject({ response: "ok" });
-      expect((await topicClients(webServiceUrl, response)).consumers).toBe(1);
+      expect((await topicClients(webServiceUrl, response)).consumers).toBe(REPLY_SESSIONS);
       await second.close();
       await waitFor(async () => (await topicClients(webServiceUrl, request)).producers === 0, {
         description: "the request producer to close",

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPLY_SESSIONS } from "@toolmesh/pulsar";
 import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
 import {
   type ChatRequest,
@@ -49,11 +50,13 @@ async function agentClients() {
   );
   return { producers: requests.producers, consumers: responses.consumers };
 }
+// `count` clients that have had replies: each reads them with REPLY_SESSIONS sessions (the echoes are
+// served by serve(), which numbers its replies).
 const settlesAt = (count: number, description: string) =>
   waitFor(
     async () => {
       const now = await agentClients();
-      return now.producers === count && now.consumers === count;
+      return now.producers === count && now.consumers === count * REPLY_SESSIONS;
     },
     { timeoutMs: 20_000, intervalMs: 250, description },
   );

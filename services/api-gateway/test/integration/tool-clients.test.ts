@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPLY_SESSIONS } from "@toolmesh/pulsar";
 import type { ServiceRuntime } from "@toolmesh/base";
 import { totalClients, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { type RunningGateway, TestTool, startConfigService, startGateway, startTools, toolRequest } from "./fixture.js";
@@ -6,7 +7,8 @@ import { type RunningGateway, TestTool, startConfigService, startGateway, startT
 // Issue 12, item 2: the gateway kept one producer and one consumer per tool topic forever (200 of each on
 // deleted topics after 2 rounds of 100 descriptors). Counted here as the broker sees them: producers on the
 // tools' request topics and consumers on their response topics are the gateway's alone (the tools consume
-// requests and produce responses).
+// requests and produce responses). A client that has had a reply from its tool (served by serve(), which
+// numbers its replies) reads them with REPLY_SESSIONS sessions, opened on that first reply.
 const echo = () => new TestTool(async (args) => `echo ${String(args.n)}`);
 const removed = Array.from({ length: 20 }, echo);
 const idled = Array.from({ length: 5 }, echo);
@@ -86,7 +88,7 @@ describe("tool-service clients", () => {
     expect(baseline).toEqual({ producers: 0, consumers: 0 });
     await configure("put", removed);
     await invokeAll(gw, removed);
-    expect(await callerClients(removed)).toEqual({ producers: 20, consumers: 20 });
+    await settlesAt(removed, { producers: 20, consumers: 20 * REPLY_SESSIONS }, "a client per tool");
 
     await configure("delete", removed);
     await settlesAt(removed, baseline, "the gateway's producers and consumers on deleted tools to go");
@@ -96,7 +98,7 @@ describe("tool-service clients", () => {
   it("are released after GATEWAY_TOOL_CLIENT_IDLE_MS unused, and made again on the next call", async () => {
     await configure("put", idled);
     await invokeAll(idle, idled);
-    expect(await callerClients(idled)).toEqual({ producers: 5, consumers: 5 });
+    await settlesAt(idled, { producers: 5, consumers: 5 * REPLY_SESSIONS }, "a client per tool");
     await settlesAt(idled, { producers: 0, consumers: 0 }, "idle clients to be released");
     expect(idle.gateway.dispatcher.toolClientCount).toBe(0);
     await invokeAll(idle, idled);
@@ -112,8 +114,8 @@ describe("tool-service clients", () => {
       });
       expect(response.json()[0].response).toBe(`echo ${n}`);
     }
-    await settlesAt(bounded, { producers: 3, consumers: 3 }, "three clients left");
-    expect(await callerClients(bounded.slice(3))).toEqual({ producers: 3, consumers: 3 });
+    await settlesAt(bounded, { producers: 3, consumers: 3 * REPLY_SESSIONS }, "three clients left");
+    expect(await callerClients(bounded.slice(3))).toEqual({ producers: 3, consumers: 3 * REPLY_SESSIONS });
     expect(small.gateway.dispatcher.toolClientCount).toBe(3);
   });
 });
