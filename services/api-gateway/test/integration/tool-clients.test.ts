@@ -98,7 +98,11 @@ describe("tool-service clients", () => {
   it("are released after GATEWAY_TOOL_CLIENT_IDLE_MS unused, and made again on the next call", async () => {
     await configure("put", idled);
     await invokeAll(idle, idled);
-    await settlesAt(idled, { producers: 5, consumers: 5 * REPLY_SESSIONS }, "a client per tool");
+    // Read at once, inside the 1 s idle window: each client has its first reply session; the others may
+    // still be opening, so no exact count of consumers.
+    const made = await callerClients(idled);
+    expect(made.producers).toBe(5);
+    expect(made.consumers).toBeGreaterThanOrEqual(5);
     await settlesAt(idled, { producers: 0, consumers: 0 }, "idle clients to be released");
     expect(idle.gateway.dispatcher.toolClientCount).toBe(0);
     await invokeAll(idle, idled);
