@@ -14,8 +14,8 @@ export function replyNumber(seq: string | undefined): number | undefined {
 /** Gives one request's replies back in the order their server sent them. */
 export class ReplyOrder<R> {
   private next = 0;
-  /** Replies that came before one sent ahead of them, by number. */
-  private readonly early = new Map<number, R>();
+  /** Replies that came before one sent ahead of them, by number; made only when one does (most calls never). */
+  private early: Map<number, R> | undefined;
 
   /**
    * The replies deliverable now, in order: this one and the ones it was holding up, or none while an
@@ -24,7 +24,12 @@ export class ReplyOrder<R> {
   accept(seq: string | undefined, reply: R): R[] {
     const n = replyNumber(seq);
     if (n === undefined) return [reply];
-    if (n < this.next || this.early.has(n)) return []; // a duplicate
+    if (n < this.next || this.early?.has(n)) return []; // a duplicate
+    if (n === this.next && !this.early?.size) {
+      this.next += 1; // in order with nothing held: the usual case, no bookkeeping
+      return [reply];
+    }
+    this.early ??= new Map();
     this.early.set(n, reply);
     const ready: R[] = [];
     while (this.early.has(this.next)) {
