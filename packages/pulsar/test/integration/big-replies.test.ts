@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PeerProcess, type TransportKind, uniqueTopic } from "@toolmesh/test-support";
-import { REPLY_SESSIONS } from "../../src/index.js";
-import { type PeerAndCaller, startPeerAndCaller, warmUp } from "./peer-caller.js";
+import type { PeerProcess, TransportKind } from "@toolmesh/test-support";
+import { type PeerAndCaller, startWarmGatedPeer } from "./peer-caller.js";
 
 // Small replies right behind multi-megabyte ones, to one RequestClient whose process is short of CPU (as
 // on a loaded 2-core machine; here its thread blocked for a second, the same thing made certain). The
@@ -34,13 +33,8 @@ describe.each(TRANSPORTS)("small replies behind multi-megabyte ones, one client 
   let caller: PeerAndCaller["caller"];
 
   beforeAll(async () => {
-    peer = await startPeerAndCaller("gated-reply-server.mjs", "gated reply server", {
-      requestTopic: uniqueTopic(`big-replies-${kind}`, { namespace: "request" }),
-      kind,
-      timeoutMs: REPLY_TIMEOUT_MS,
-    });
+    peer = await startWarmGatedPeer("big-replies", kind, REPLY_TIMEOUT_MS);
     ({ server, caller } = peer);
-    await warmUp(peer, REPLY_SESSIONS);
   }, 60_000);
 
   afterAll(() => peer?.close());

@@ -1,7 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { brokerEnv, clientOptions, PeerProcess, topicClients, type TransportKind, useBroker, waitFor } from "@toolmesh/test-support";
-import { PulsarClient, RequestClient } from "../../src/index.js";
+import {
+  brokerEnv,
+  clientOptions,
+  PeerProcess,
+  topicClients,
+  type TransportKind,
+  uniqueTopic,
+  useBroker,
+  waitFor,
+} from "@toolmesh/test-support";
+import { PulsarClient, REPLY_SESSIONS, RequestClient } from "../../src/index.js";
 
 const PeerReply = z.object({ error: z.unknown(), text: z.string(), end_of_stream: z.boolean().optional() });
 
@@ -68,4 +77,18 @@ export async function warmUp(peer: PeerAndCaller, sessions: number): Promise<voi
   peer.server.signal("SIGUSR2");
   await reply;
   await waitFor(async () => (await peer.replySessions()) === sessions, { description: `${sessions} reply sessions on the broker` });
+}
+
+/**
+ * peers/gated-reply-server.mjs on a fresh `<name>-<kind>` request topic, and a caller already warmed up
+ * to REPLY_SESSIONS sessions (the server numbers its replies).
+ */
+export async function startWarmGatedPeer(name: string, kind: TransportKind, timeoutMs: number): Promise<PeerAndCaller> {
+  const peer = await startPeerAndCaller("gated-reply-server.mjs", "gated reply server", {
+    requestTopic: uniqueTopic(`${name}-${kind}`, { namespace: "request" }),
+    kind,
+    timeoutMs,
+  });
+  await warmUp(peer, REPLY_SESSIONS);
+  return peer;
 }

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PeerProcess, type TransportKind, uniqueTopic } from "@toolmesh/test-support";
-import { REPLY_SESSIONS } from "../../src/index.js";
-import { type PeerAndCaller, startPeerAndCaller, warmUp } from "./peer-caller.js";
+import type { PeerProcess, TransportKind } from "@toolmesh/test-support";
+import { type PeerAndCaller, startWarmGatedPeer } from "./peer-caller.js";
 
 // Streamed replies (a multi-megabyte chunk, then small ones, the last marked end_of_stream) to several
 // requests at once, read by one RequestClient. Its REPLY_SESSIONS sessions of one Shared subscription
@@ -26,13 +25,8 @@ describe.each(TRANSPORTS)("streams of a multi-megabyte chunk and small ones, sev
   let caller: PeerAndCaller["caller"];
 
   beforeAll(async () => {
-    peer = await startPeerAndCaller("gated-reply-server.mjs", "gated reply server", {
-      requestTopic: uniqueTopic(`streamed-replies-${kind}`, { namespace: "request" }),
-      kind,
-      timeoutMs: REPLY_TIMEOUT_MS,
-    });
+    peer = await startWarmGatedPeer("streamed-replies", kind, REPLY_TIMEOUT_MS);
     ({ server, caller } = peer);
-    await warmUp(peer, REPLY_SESSIONS);
   }, 60_000);
 
   afterAll(() => peer?.close());
