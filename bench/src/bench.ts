@@ -194,7 +194,7 @@ async function runCalls(ctx: BenchContext, s: ReturnType<typeof settings>, skipp
           const key = `${scenario} ${concurrency}`;
           results.set(key, [...(results.get(key) ?? []), result]);
           log(
-            `round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`,
+            `round ${round + 1} ${scenario} c=${concurrency}: p50 ${result.p50.toFixed(2)} ms, ${result.callsPerSec.toFixed(0)} calls/s, CPU ${result.cpu.perCallUs.bench?.toFixed(0)} µs/call (GC pauses ${result.cpu.gcPauseUs.toFixed(1)}), ${result.errors} errors${result.firstError ? ` (${result.firstError})` : ""}`,
           );
         }
       }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
 
 /** Shared measurement helpers: a bounded closed-loop load generator, percentiles, CPU/wall timing. */
 
@@ -20,6 +21,8 @@ export interface CpuShares {
   perCallUs: Record<string, number>;
   /** All cores together: 100 = every core busy the whole time. */
   machineBusyPct: number;
+  /** This process's garbage-collection pauses, in µs per completed call (part of `bench`). */
+  gcPauseUs: number;
 }
 
 export interface LoadResult {
@@ -63,9 +66,16 @@ export function machineCpuUs(): { busy: number; total: number } {
   return { busy: (total - idle) * TICK_US, total: total * TICK_US };
 }
 
+// Garbage-collection pauses of this process so far, in ms (V8 reports each one as a `gc` performance entry).
+let gcPauseMs = 0;
+new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) gcPauseMs += entry.duration;
+}).observe({ entryTypes: ["gc"] });
+
 /** Starts a CPU meter; the returned function gives the shares since the start for `calls` calls. */
 export function cpuMeter(pids: Record<string, number | undefined> = {}): (calls: number) => CpuShares {
   const own = process.cpuUsage();
+  const gcBefore = gcPauseMs;
   const machine = machineCpuUs();
   const before = Object.entries(pids).map(([name, pid]) => ({ name, pid, us: pid ? procCpuUs(pid) : undefined }));
   return (calls) => {
@@ -82,7 +92,7 @@ export function cpuMeter(pids: Record<string, number | undefined> = {}): (calls:
     const busy = machineNow.busy - machine.busy;
     perCallUs.others = Math.max(0, busy - known) / n;
     const total = machineNow.total - machine.total;
-    return { perCallUs, machineBusyPct: total > 0 ? (busy / total) * 100 : Number.NaN };
+    return { perCallUs, machineBusyPct: total > 0 ? (busy / total) * 100 : Number.NaN, gcPauseUs: ((gcPauseMs - gcBefore) * 1000) / n };
   };
 }
 
@@ -233,6 +243,7 @@ export function combineRounds(rounds: LoadResult[]): CombinedResult {
     cpu: {
       perCallUs: Object.fromEntries(names.map((n) => [n, median(rounds.map((r) => r.cpu.perCallUs[n]).filter((v) => v !== undefined))])),
       machineBusyPct: med((r) => r.cpu.machineBusyPct),
+      gcPauseUs: med((r) => r.cpu.gcPauseUs),
     },
     rounds,
   };

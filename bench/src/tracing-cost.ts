@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, Tracing, parseEnv } from "@toolmesh/base";
+import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, Tracing, type TracesSampler, parseEnv } from "@toolmesh/base";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 
 /**
@@ -39,10 +39,10 @@ const client = await ToolServiceClient.create(pulsar, {
 });
 
 /** An SDK made with the sampler `sampler` (the SDK reads OTEL_TRACES_SAMPLER(_ARG) when it is made), left off. */
-function sdk(sampler: string, ratio?: string): Tracing {
+function sdk(sampler: TracesSampler, ratio?: string): Tracing {
   process.env.OTEL_TRACES_SAMPLER = sampler;
   if (ratio) process.env.OTEL_TRACES_SAMPLER_ARG = ratio;
-  const tracing = Tracing.start({ serviceName: "cost", exporter: "otlp", protocol: "http/protobuf", url: `${sinkUrl}/v1/traces` });
+  const tracing = Tracing.start({ serviceName: "cost", exporter: "otlp", protocol: "http/protobuf", url: `${sinkUrl}/v1/traces`, sampler });
   delete process.env.OTEL_TRACES_SAMPLER;
   delete process.env.OTEL_TRACES_SAMPLER_ARG;
   Tracing.unregister();

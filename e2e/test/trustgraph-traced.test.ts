@@ -27,7 +27,13 @@ let pulsar: PulsarClient;
 
 beforeAll(async () => {
   await receiver.start();
-  tracing = Tracing.start({ serviceName: "interop-test", exporter: "otlp", protocol: "http/json", url: `${receiver.url}/v1/traces` });
+  tracing = Tracing.start({
+    serviceName: "interop-test",
+    exporter: "otlp",
+    protocol: "http/json",
+    url: `${receiver.url}/v1/traces`,
+    sampler: "parentbased_always_on",
+  });
   await system.start([
     ["joke-service", { JOKE_ANNOUNCE: "false", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" }],
   ]);

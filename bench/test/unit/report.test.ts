@@ -14,7 +14,7 @@ const row = (concurrency: number, p50: number, callsPerSec: number, broker?: num
   p99: p50,
   max: p50,
   mean: p50,
-  cpu: { perCallUs: broker === undefined ? { bench: 100 } : { bench: 100, broker }, machineBusyPct: 50 },
+  cpu: { perCallUs: broker === undefined ? { bench: 100 } : { bench: 100, broker }, machineBusyPct: 50, gcPauseUs: 2 },
 });
 
 describe("callTarget", () => {

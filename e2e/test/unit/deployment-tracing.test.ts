@@ -93,6 +93,7 @@ describe("compose (infra/compose/docker-compose.yml)", () => {
         exporter: "otlp",
         protocol: "http/protobuf",
         url: `http://otel-collector:${collectorPort}/v1/traces`,
+        sampler: "parentbased_traceidratio",
       });
       expect(env, name).toMatchObject({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" });
     }

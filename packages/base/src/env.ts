@@ -10,6 +10,16 @@ const otlpProtocol = z
   .enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (grpc is not supported)" })
   .optional();
 
+/** The samplers OpenTelemetry's JS SDK builds from OTEL_TRACES_SAMPLER (the ratio ones read OTEL_TRACES_SAMPLER_ARG). */
+const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+
 /** Variables every service reads; a service's own env.ts extends this object. */
 export const BaseEnv = z.object({
   /**
@@ -70,8 +80,15 @@ export const BaseEnv = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  // The SDK reads these two itself; they are checked here so a typo stops the service instead of being
+  // logged and replaced by the default.
+  OTEL_TRACES_SAMPLER: z
+    .enum(TRACES_SAMPLERS, { message: `must be one of ${TRACES_SAMPLERS.join(", ")}` })
+    .default("parentbased_always_on"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").optional(),
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
 export const portSchema = port;
 

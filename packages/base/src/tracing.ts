@@ -10,7 +10,8 @@ import {
   SimpleSpanProcessor,
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
-import type { BaseEnv } from "./env.js";
+import { setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
+import type { BaseEnv, TracesSampler } from "./env.js";
 
 /** Where spans go once tracing is on. */
 export interface TracingSettings {
@@ -20,6 +21,8 @@ export interface TracingSettings {
   protocol: "http/protobuf" | "http/json";
   /** The OTLP traces URL (`.../v1/traces`). */
   url: string;
+  /** OTEL_TRACES_SAMPLER, which the SDK reads itself; here it tells whether unsampled spans can be skipped. */
+  sampler: TracesSampler;
 }
 
 const DEFAULT_OTLP_ENDPOINT = "http://localhost:4318";
@@ -43,7 +46,13 @@ export function tracingSettings(env: BaseEnv, serviceName: string): TracingSetti
     exporter,
     protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
     url,
+    sampler: env.OTEL_TRACES_SAMPLER,
   };
+}
+
+/** Whether `sampler` never samples a span whose parent is unsampled (then such spans need not be made). */
+function unsampledParentsStayUnsampled(sampler: TracesSampler): boolean {
+  return sampler.startsWith("parentbased_") || sampler === "always_off";
 }
 
 function exporterFor(settings: TracingSettings): SpanExporter {
@@ -60,7 +69,10 @@ function exporterFor(settings: TracingSettings): SpanExporter {
  * OTEL_TRACES_SAMPLER(_ARG) and OTEL_RESOURCE_ATTRIBUTES as the SDK reads them. One per process.
  */
 export class Tracing {
-  private constructor(private readonly provider: NodeTracerProvider) {}
+  private constructor(
+    private readonly provider: NodeTracerProvider,
+    private readonly sampler: TracesSampler,
+  ) {}
 
   /**
    * `exporter` replaces the settings' one (tests record spans in memory), exported one by one. `logger`
@@ -77,7 +89,7 @@ export class Tracing {
     }
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
-    const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }));
+    const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }), settings.sampler);
     tracing.register();
     return tracing;
   }
@@ -85,6 +97,7 @@ export class Tracing {
   /** Makes this SDK the process's tracer provider and propagator (start() does). */
   register(): void {
     this.provider.register({ contextManager: null });
+    setUnsampledParentsStayUnsampled(unsampledParentsStayUnsampled(this.sampler));
   }
 
   /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */
@@ -92,6 +105,7 @@ export class Tracing {
     trace.disable();
     propagation.disable();
     context.disable();
+    setUnsampledParentsStayUnsampled(false);
   }
 
   /** Exports what is still buffered. */

@@ -30,6 +30,7 @@ export {
   TraceScope,
   extractTraceContext,
   injectTraceContext,
+  setUnsampledParentsStayUnsampled,
   topicName,
   traced,
   tracedStream,

@@ -5,7 +5,9 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   context,
+  isSpanContextValid,
   propagation,
   trace,
 } from "@opentelemetry/api";
@@ -92,8 +94,36 @@ export interface TraceOptions {
   parent?: Context | undefined;
 }
 
+// Whether the registered SDK's sampler gives an unsampled parent only unsampled children (parent-based
+// sampling, or none sampled at all). base's Tracing sets it from OTEL_TRACES_SAMPLER.
+let unsampledParentsStayUnsampled = false;
+
+/**
+ * Tells the span helpers that an unsampled parent's children are never sampled (true for the parent-based
+ * samplers and `always_off`), so a span under such a parent can be skipped: it would record nothing. The
+ * work then runs under the parent's context, and the `traceparent` sent on names the parent's span (the
+ * trace id, what log correlation uses, is the same). With a sampler that may sample under an unsampled
+ * parent (`always_on`, `traceidratio`), leave it off.
+ */
+export function setUnsampledParentsStayUnsampled(on: boolean): void {
+  unsampledParentsStayUnsampled = on;
+}
+
+/** The parent's span when it is a valid, unsampled one that records nothing (its end() is a no-op). */
+function unsampledParent(parent: Context): Span | undefined {
+  const span = trace.getSpan(parent);
+  if (span === undefined || span.isRecording()) return undefined;
+  const spanContext = span.spanContext();
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext) ? span : undefined;
+}
+
 function open(name: string, options: TraceOptions): TraceScope {
   const parent = options.parent ?? context.active();
+  // Most traces are not sampled: making their spans (ids, sampler, context) is most of tracing's cost.
+  if (unsampledParentsStayUnsampled) {
+    const span = unsampledParent(parent);
+    if (span) return new TraceScope(span, parent);
+  }
   const span = tracer().startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },

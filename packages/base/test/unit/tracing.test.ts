@@ -30,6 +30,7 @@ describe("tracingSettings: off by default, on with the standard OTEL_* variables
       exporter: "otlp",
       protocol: "http/protobuf",
       url: "http://collector:4318/v1/traces",
+      sampler: "parentbased_always_on",
     });
   });
 
@@ -66,6 +67,20 @@ describe("tracingSettings: off by default, on with the standard OTEL_* variables
     expect(() => env({ OTEL_TRACES_EXPORTER: "jaeger" })).toThrow(/OTEL_TRACES_EXPORTER="jaeger"/);
     expect(() => env({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT="collector"/);
   });
+
+  it("takes the sampler the SDK will use, and refuses one it does not know or a ratio outside 0..1", () => {
+    expect(tracingSettings(env({ OTEL_TRACES_EXPORTER: "otlp" }), "x")).toMatchObject({ sampler: "parentbased_always_on" });
+    expect(
+      tracingSettings(
+        env({ OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }),
+        "x",
+      ),
+    ).toMatchObject({ sampler: "parentbased_traceidratio" });
+    expect(() => env({ OTEL_TRACES_SAMPLER: "parentbased_traceid_ratio" })).toThrow(
+      /OTEL_TRACES_SAMPLER="parentbased_traceid_ratio": must be one of always_on, always_off, traceidratio/,
+    );
+    expect(() => env({ OTEL_TRACES_SAMPLER_ARG: "10" })).toThrow(/OTEL_TRACES_SAMPLER_ARG="10": must be between 0 and 1/);
+  });
 });
 
 // Arguments and results a span must never carry: each distinctive enough to find anywhere in a span.
@@ -92,7 +107,10 @@ let client: ToolServiceClient;
 const requestProperties: Array<Record<string, string>> = [];
 
 beforeAll(async () => {
-  tracing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused" }, exporter);
+  tracing = Tracing.start(
+    { serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused", sampler: "parentbased_always_on" },
+    exporter,
+  );
   runtime = new ServiceRuntime({
     name: "vault",
     env: env({}),
@@ -211,7 +229,13 @@ describe("the SDK's own troubles", () => {
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     // Port 9 (discard) on loopback: nothing listens there, so the export fails at once.
     const failing = Tracing.start(
-      { serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://127.0.0.1:9/v1/traces" },
+      {
+        serviceName: "unit",
+        exporter: "otlp",
+        protocol: "http/protobuf",
+        url: "http://127.0.0.1:9/v1/traces",
+        sampler: "parentbased_always_on",
+      },
       undefined,
       logger,
     );

@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-node";
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
+import {
+  BaseEnv,
+  DynamicToolService,
+  type InvocationContext,
+  ServiceRuntime,
+  ToolServiceClient,
+  Tracing,
+  type TracesSampler,
+  extractTraceContext,
+  parseEnv,
+} from "../../src/index.js";
+import { requestTopic, responseTopic } from "@toolmesh/test-support";
+
+// Spans under an unsampled parent are skipped when the sampler is parent-based (they would record nothing),
+// and made as usual when the sampler may sample them anyway. Either way the trace id travels on.
+
+const broker = new MemoryBroker();
+const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {});
+const vaultTopic = `vault-${randomUUID().slice(0, 8)}`;
+const relayTopic = `relay-${randomUUID().slice(0, 8)}`;
+
+class Vault extends DynamicToolService {
+  readonly id = "vault";
+  readonly topic = vaultTopic;
+  async invoke() {
+    return "kept";
+  }
+}
+
+/** Calls the vault under its own request's trace context, as a tool that uses another tool does. */
+class Relay extends DynamicToolService {
+  readonly id = "relay";
+  readonly topic = relayTopic;
+  constructor(private readonly vault: () => ToolServiceClient) {
+    super();
+  }
+  async invoke(user: string, _config: Record<string, unknown>, _args: Record<string, unknown>, context: InvocationContext) {
+    return `relayed ${await this.vault().call(user, {}, {}, { trace: context.trace })}`;
+  }
+}
+
+// A new one per SDK: shutting an SDK down stops its exporter.
+let exporter = new InMemorySpanExporter();
+const runtimes: ServiceRuntime[] = [];
+const vaultRequests: Array<Record<string, string>> = [];
+const relayRequests: Array<Record<string, string>> = [];
+let pulsar: PulsarClient;
+let toVault: ToolServiceClient;
+let toRelay: ToolServiceClient;
+
+beforeAll(async () => {
+  const start = async (service: DynamicToolService) => {
+    const runtime = new ServiceRuntime({
+      name: service.id,
+      env,
+      logger: pino({ level: "silent" }),
+      transport: new MemoryTransport({ broker }),
+    });
+    runtimes.push(runtime);
+    await service.start(runtime, { announce: false });
+  };
+  pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
+  const clientFor = (topic: string) =>
+    ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic), timeoutMs: 2_000 });
+  toVault = await clientFor(vaultTopic);
+  toRelay = await clientFor(relayTopic);
+  await start(new Vault());
+  await start(new Relay(() => toVault));
+  await pulsar.subscribe({ topic: requestTopic(vaultTopic), subscription: "watcher", type: "Shared" }, async (message) => {
+    vaultRequests.push(message.properties);
+  });
+  await pulsar.subscribe({ topic: requestTopic(relayTopic), subscription: "watcher", type: "Shared" }, async (message) => {
+    relayRequests.push(message.properties);
+  });
+});
+
+afterAll(async () => {
+  await toRelay.close();
+  await toVault.close();
+  await pulsar.close();
+  for (const runtime of runtimes) await runtime.stop();
+});
+
+let tracing: Tracing | undefined;
+afterEach(async () => {
+  await tracing?.shutdown();
+  tracing = undefined;
+  // The unit tier shares one module cache per worker: leave no global tracer behind.
+  Tracing.unregister();
+});
+
+/** Registers an SDK with `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), spans kept in memory. */
+function traceWith(sampler: TracesSampler): void {
+  exporter = new InMemorySpanExporter();
+  vaultRequests.length = 0;
+  relayRequests.length = 0;
+  const before = process.env.OTEL_TRACES_SAMPLER;
+  process.env.OTEL_TRACES_SAMPLER = sampler;
+  try {
+    tracing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused", sampler }, exporter);
+  } finally {
+    if (before === undefined) delete process.env.OTEL_TRACES_SAMPLER;
+    else process.env.OTEL_TRACES_SAMPLER = before;
+  }
+}
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID = "00f067aa0ba902b7";
+/** A call made under the trace context a caller sent (`flags` 00: unsampled, 01: sampled). */
+const callUnder = (flags: "00" | "01") =>
+  toRelay.call("alice", {}, {}, { trace: extractTraceContext({ traceparent: `00-${TRACE_ID}-${PARENT_ID}-${flags}` }) });
+
+/** The vault request's traceparent once the broker delivered it to the watcher. */
+async function vaultTraceparent(): Promise<string | undefined> {
+  await expect.poll(() => vaultRequests.length).toBe(1);
+  return vaultRequests[0]!.traceparent;
+}
+
+describe("spans under an unsampled parent", () => {
+  it("are skipped with a parent-based sampler: no span is made, the caller's traceparent goes on unchanged", async () => {
+    traceWith("parentbased_always_on");
+    expect(await callUnder("00")).toBe("relayed kept");
+    expect(await vaultTraceparent()).toBe(`00-${TRACE_ID}-${PARENT_ID}-00`);
+    await tracing!.flush();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it("are skipped for a trace its own root left unsampled: the root's trace id reaches the last hop", async () => {
+    traceWith("parentbased_always_off");
+    expect(await toRelay.call("alice", {}, {})).toBe("relayed kept");
+    const traceparent = await vaultTraceparent();
+    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    // The root (the relay request) is the only span made: every hop after it sends the root's context.
+    expect(relayRequests.map((p) => p.traceparent)).toEqual([traceparent]);
+    await tracing!.flush();
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it("are made and recorded with a sampler that ignores the parent (always_on)", async () => {
+    traceWith("always_on");
+    expect(await callUnder("00")).toBe("relayed kept");
+    await vaultTraceparent();
+    await tracing!.flush();
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.name).sort()).toEqual(
+      [`${relayTopic} request`, `${relayTopic} serve`, `${vaultTopic} request`, `${vaultTopic} serve`].sort(),
+    );
+    expect(new Set(spans.map((s) => s.spanContext().traceId))).toEqual(new Set([TRACE_ID]));
+  });
+});
+
+describe("spans under a sampled parent", () => {
+  it("are made with a parent-based sampler, each the child of the one before", async () => {
+    traceWith("parentbased_always_on");
+    expect(await callUnder("01")).toBe("relayed kept");
+    const traceparent = await vaultTraceparent();
+    await tracing!.flush();
+    const spans = exporter.getFinishedSpans();
+    const named = (name: string) => spans.find((s) => s.name === name)!;
+    const chain = [`${relayTopic} request`, `${relayTopic} serve`, `${vaultTopic} request`, `${vaultTopic} serve`].map(named);
+    expect(chain.every((s) => s !== undefined && s.spanContext().traceId === TRACE_ID)).toBe(true);
+    expect(chain[0]!.parentSpanContext?.spanId).toBe(PARENT_ID);
+    for (let i = 1; i < chain.length; i++) expect(chain[i]!.parentSpanContext?.spanId).toBe(chain[i - 1]!.spanContext().spanId);
+    expect(traceparent).toBe(`00-${TRACE_ID}-${chain[2]!.spanContext().spanId}-01`);
+  });
+});
