@@ -5,9 +5,9 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  INVALID_TRACEID,
   TraceFlags,
   context,
-  isSpanContextValid,
   propagation,
   trace,
 } from "@opentelemetry/api";
@@ -109,12 +109,16 @@ export function setUnsampledParentsStayUnsampled(on: boolean): void {
   unsampledParentsStayUnsampled = on;
 }
 
-/** The parent's span when it is a valid, unsampled one that records nothing (its end() is a no-op). */
+/**
+ * The parent's span when it is an unsampled one that records nothing (its end() is a no-op) in a real
+ * trace. Its ids need no second check: the propagator validated a remote one, the SDK made a local one;
+ * only the all-zero invalid context (a no-op tracer's) is left out.
+ */
 function unsampledParent(parent: Context): Span | undefined {
   const span = trace.getSpan(parent);
   if (span === undefined || span.isRecording()) return undefined;
   const spanContext = span.spanContext();
-  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext) ? span : undefined;
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && spanContext.traceId !== INVALID_TRACEID ? span : undefined;
 }
 
 function open(name: string, options: TraceOptions): TraceScope {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-node";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +140,15 @@ describe("spans under an unsampled parent", () => {
     expect(relayRequests.map((p) => p.traceparent)).toEqual([traceparent]);
     await tracing!.flush();
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it("are made as a new trace under the all-zero invalid context a no-op tracer hands out", async () => {
+    traceWith("parentbased_always_on");
+    const invalid = trace.setSpanContext(ROOT_CONTEXT, INVALID_SPAN_CONTEXT);
+    expect(await toRelay.call("alice", {}, {}, { trace: invalid })).toBe("relayed kept");
+    expect(await vaultTraceparent()).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    await tracing!.flush();
+    expect(exporter.getFinishedSpans()).toHaveLength(4);
   });
 
   it("are made and recorded with a sampler that ignores the parent (always_on)", async () => {
