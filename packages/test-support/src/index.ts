@@ -31,6 +31,7 @@ export {
   type ApacheMessage,
 } from "./apache-client.js";
 export { runPythonScript, type PythonRun } from "./python-run.js";
+export { tracedPythonCalls, type TracedCall, type TracedCallResult } from "./traced-caller.js";
 export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
 export { PeerProcess } from "./peer-process.js";

@@ -1,0 +1,43 @@
+import { runPythonScript } from "./python-run.js";
+
+export interface TracedCall {
+  /** Whether the caller's span is recorded (its `traceparent` flags 01) or not (00). */
+  sampled: boolean;
+  arguments: Record<string, unknown>;
+  /** Sent as the `traceparent` property instead of the SDK's (a broken peer's). */
+  traceparent?: string;
+}
+
+export interface TracedCallResult {
+  trace_id: string;
+  span_id: string;
+  /** The `traceparent` property OpenTelemetry's Python SDK wrote into the request. */
+  traceparent: string;
+  reply: { response?: string; error?: { type: string; message: string } | null };
+}
+
+/**
+ * Calls a tool service from Python (packages/test-support/python/traced_caller.py): each call in a span of
+ * OpenTelemetry's Python SDK, its context in the request's properties, sent and answered through Apache's
+ * client. Resolves with each call's trace and span ids and reply; rejects with the script's error.
+ */
+export async function tracedPythonCalls(
+  url: string,
+  topics: { requestTopic: string; responseTopic: string },
+  calls: TracedCall[],
+): Promise<TracedCallResult[]> {
+  const args = [
+    "--url",
+    url,
+    "--request-topic",
+    topics.requestTopic,
+    "--response-topic",
+    topics.responseTopic,
+    "--calls",
+    JSON.stringify(calls),
+  ];
+  const result = await runPythonScript<{ ok: boolean; error?: string; calls?: TracedCallResult[] }>("pulsar", "traced_caller.py", args)
+    .result;
+  if (!result.ok) throw new Error(`traced_caller.py: ${result.error}`);
+  return result.calls!;
+}
