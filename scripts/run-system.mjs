@@ -98,6 +98,10 @@ function start([name, port, extra], index) {
     cwd: resolve(repo, "services", name),
     env: { ...process.env, ...shared, ...extra, ...(port ? { HTTP_PORT: String(port) } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
+    // Out of the terminal's process group: Ctrl-C reaches only this script, which stops each service with
+    // one SIGTERM. In the group, a service got the terminal's SIGINT and then that SIGTERM, and a second
+    // signal makes a service exit at once, cutting its graceful shutdown short.
+    detached: true,
   });
   let listening;
   const entry = { name, port, child, listening: port ? Promise.resolve(port) : new Promise((r) => (listening = r)) };
@@ -179,17 +183,25 @@ async function seed() {
   });
 }
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
+const running = () => children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, async () => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: a second SIGTERM makes each service exit at once.
+      process.stdout.write("\nstopping now\n");
+      for (const { child } of running()) child.kill("SIGTERM");
+      return;
+    }
     stopping = true;
-    process.stdout.write("\nstopping every service (they finish what they are doing first)...\n");
-    await Promise.all(
-      children.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r() : (child.once("exit", r), child.kill("SIGTERM"))))),
-    );
+    process.stdout.write("\nstopping every service (they finish what they are doing first; Ctrl-C again to stop them now)...\n");
+    await Promise.all(running().map(({ child }) => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM")))));
     process.exit(0);
   });
 }
+// Detached services do not go with this script on their own: whatever ends it, they end too.
+process.on("exit", () => {
+  for (const { child } of running()) child.kill("SIGTERM");
+});
 
 services.forEach(start);
 try {
