@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, brokerEnv, useBroker, waitFor } from "@toolmesh/test-support";
 import { ServicePorts } from "@toolmesh/schema";
@@ -55,7 +56,7 @@ describe("npm run up, then Ctrl-C", () => {
     const exited = new Promise<number | null>((resolve) => up.once("exit", (code) => resolve(code)));
     process.kill(-up.pid!, "SIGINT");
     expect(await exited).toBe(0);
-    const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+    const plain = stripVTControlCharacters(output);
     expect(plain).not.toMatch(/second SIG/);
     for (const service of SERVICES) expect(plain, service).toMatch(new RegExp(`^${service} +\\S+ info stopped$`, "m"));
   }, 60_000);
