@@ -11,7 +11,14 @@ const repo = new URL("..", import.meta.url).pathname;
 const watch = process.argv.includes("--watch");
 const env = (name, fallback) => process.env[name] || fallback;
 const dataDir = resolve(repo, env("TOOLMESH_DATA_DIR", "data"));
-const gatewayPort = Number(env("GATEWAY_PORT", String(ServicePorts["api-gateway"])));
+// Shifts every port (a second system beside the first; the tests run one on free ports).
+const portOffset = Number(env("TOOLMESH_PORT_OFFSET", "0"));
+if (!Number.isInteger(portOffset) || portOffset < 0 || portOffset > 50_000) {
+  process.stderr.write(`TOOLMESH_PORT_OFFSET must be a whole number from 0 to 50000, not '${process.env.TOOLMESH_PORT_OFFSET}'\n`);
+  process.exit(1);
+}
+const port = (name) => ServicePorts[name] + portOffset;
+const gatewayPort = Number(env("GATEWAY_PORT", String(port("api-gateway"))));
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 // The binary protocol on the broker's 6650 (PULSAR_TRANSPORT=websocket uses the WebSocket API instead).
 const shared = {
@@ -22,12 +29,12 @@ const shared = {
   LOG_FORMAT: "json",
 };
 const builtIn = [
-  ["config", ServicePorts["config"], { CONFIG_DATA_DIR: `${dataDir}/config` }],
-  ["joke-service", ServicePorts["joke-service"], {}],
-  ["mcp-tool", ServicePorts["mcp-tool"], {}],
+  ["config", port("config"), { CONFIG_DATA_DIR: `${dataDir}/config` }],
+  ["joke-service", port("joke-service"), {}],
+  ["mcp-tool", port("mcp-tool"), {}],
   [
     "tool-registry",
-    ServicePorts["tool-registry"],
+    port("tool-registry"),
     {
       REGISTRY_DATA_DIR: `${dataDir}/tool-registry`,
       REGISTRY_ADMIN_TOKEN: env("REGISTRY_ADMIN_TOKEN", "dev-admin-token-change-me"),
@@ -35,9 +42,9 @@ const builtIn = [
       REGISTRY_ALLOWED_NETWORKS: env("REGISTRY_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128"),
     },
   ],
-  ["agent", ServicePorts["agent"], { AGENT_DATA_DIR: `${dataDir}/agent` }],
+  ["agent", port("agent"), { AGENT_DATA_DIR: `${dataDir}/agent` }],
   ["api-gateway", gatewayPort, {}],
-  ["mcp-server", ServicePorts["mcp-server"], {}],
+  ["mcp-server", port("mcp-server"), {}],
 ];
 
 const hasStartScript = (name) => {
@@ -91,6 +98,10 @@ function start([name, port, extra], index) {
     cwd: resolve(repo, "services", name),
     env: { ...process.env, ...shared, ...extra, ...(port ? { HTTP_PORT: String(port) } : {}) },
     stdio: ["ignore", "pipe", "pipe"],
+    // Out of the terminal's process group: Ctrl-C reaches only this script, which stops each service with
+    // one SIGTERM. In the group, a service got the terminal's SIGINT and then that SIGTERM, and a second
+    // signal makes a service exit at once, cutting its graceful shutdown short.
+    detached: true,
   });
   let listening;
   const entry = { name, port, child, listening: port ? Promise.resolve(port) : new Promise((r) => (listening = r)) };
@@ -167,22 +178,30 @@ async function seed() {
         style: "dad-joke",
         arguments: [{ name: "topic", type: "string", description: "What the joke is about" }],
       }),
-      value("tool-source", "jokes", { id: "jokes", manifest_url: "http://127.0.0.1:8702/tools/manifest", active: true }),
+      value("tool-source", "jokes", { id: "jokes", manifest_url: `http://127.0.0.1:${port("joke-service")}/tools/manifest`, active: true }),
     ],
   });
 }
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
+const running = () => children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, async () => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: a second SIGTERM makes each service exit at once.
+      process.stdout.write("\nstopping now\n");
+      for (const { child } of running()) child.kill("SIGTERM");
+      return;
+    }
     stopping = true;
-    process.stdout.write("\nstopping every service (they finish what they are doing first)...\n");
-    await Promise.all(
-      children.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r() : (child.once("exit", r), child.kill("SIGTERM"))))),
-    );
+    process.stdout.write("\nstopping every service (they finish what they are doing first; Ctrl-C again to stop them now)...\n");
+    await Promise.all(running().map(({ child }) => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM")))));
     process.exit(0);
   });
 }
+// Detached services do not go with this script on their own: whatever ends it, they end too.
+process.on("exit", () => {
+  for (const { child } of running()) child.kill("SIGTERM");
+});
 
 services.forEach(start);
 try {
@@ -191,17 +210,18 @@ try {
   // The registry builds the first revision right after the seed's config push; give it a moment.
   let catalog = null;
   for (let i = 0; i < 40 && !catalog; i++) {
-    catalog = await fetch("http://127.0.0.1:8704/tools/catalog")
+    catalog = await fetch(`http://127.0.0.1:${port("tool-registry")}/tools/catalog`)
       .then((r) => (r.ok ? r.json() : null))
       .catch(() => null);
     if (!catalog) await new Promise((r) => setTimeout(r, 250));
   }
+  const catalogUrl = `http://127.0.0.1:${port("tool-registry")}/tools/catalog`;
   process.stdout.write(
     [
       "",
       `toolmesh is up. Gateway: ${gatewayUrl}  (OpenAPI: ${gatewayUrl}/api/v1/openapi.json)`,
-      `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s http://127.0.0.1:8704/tools/catalog)` : "being built (curl -s http://127.0.0.1:8704/tools/catalog)"}`,
-      'MCP endpoint: http://127.0.0.1:8706/mcp (README: "Use toolmesh from an MCP client")',
+      `catalog revision: ${catalog ? `${catalog.revision_number} with ${catalog.tool_count} tools (curl -s ${catalogUrl})` : `being built (curl -s ${catalogUrl})`}`,
+      `MCP endpoint: http://127.0.0.1:${port("mcp-server")}/mcp (README: "Use toolmesh from an MCP client")`,
       ...children
         .filter(({ name }) => !builtIn.some(([known]) => known === name))
         .map(({ name, port }) => `also running: ${name} on port ${port} (services/${name})`),

@@ -47,7 +47,15 @@ const ConfigParam = z.union([
 export const ToolServiceDescriptor = z
   .looseObject({
     id: z.string().min(1),
-    topic: z.string().min(1).optional(),
+    // One name in this system's request/response namespaces; a '/' would make topics no reader accepts.
+    topic: z
+      .string()
+      .min(1)
+      .refine((topic) => !topic.includes("/"), {
+        error: (issue) =>
+          `'${String(issue.input)}' is not a topic name: a name without '/' (a full topic name goes in request-queue and response-queue)`,
+      })
+      .optional(),
     "request-queue": QueueId.optional(),
     "response-queue": QueueId.optional(),
     "config-params": z.array(ConfigParam).default([]),

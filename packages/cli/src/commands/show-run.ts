@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { formatTable } from "../format.js";
 import { parseReply } from "../gateway.js";
+import { positiveInt } from "../options.js";
 
 /** `tg show-run RUN_ID`: a recorded run — its catalog revision, every step, the outcome. */
 export function registerShowRun(program: Command, context: CliContext): void {
@@ -36,9 +37,10 @@ export function registerShowRun(program: Command, context: CliContext): void {
     .description("list the latest agent runs")
     .option("-n, --limit <n>", "how many", "20")
     .action(async (opts: { limit: string }, command: Command) => {
+      const limit = positiveInt("--limit", opts.limit);
       const reply = parseReply(
         AgentRunsResponse,
-        await context.gateway(command).call(ServiceName.agentRuns, { operation: "list", limit: Number(opts.limit) }),
+        await context.gateway(command).call(ServiceName.agentRuns, { operation: "list", limit }),
         ServiceName.agentRuns,
       );
       context.print(

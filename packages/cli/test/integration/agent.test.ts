@@ -64,3 +64,14 @@ describe("agent", () => {
     expect(gateway.requests).toEqual([]);
   });
 });
+
+describe("list-runs", () => {
+  it("refuses a --limit that is not a whole number above 0 without asking the gateway", async () => {
+    for (const limit of ["abc", "0", "1.5"]) {
+      const result = await tg(["list-runs", "--limit", limit], env);
+      expect(result.code).toBe(1);
+      expect(oneErrorLine(result)).toBe(`tg: --limit must be a whole number above 0, not '${limit}'`);
+    }
+    expect(gateway.requests).toEqual([]);
+  });
+});

@@ -66,6 +66,16 @@ describe("tool-service descriptor", () => {
       "request-queue: invalid topic name 'joke': expected class:topicspace:topic (e.g. request:tg:joke) or a full topic name (non-persistent://tg/request/joke)",
     ]);
   });
+
+  it("refuses a topic that is not one topic name (a '/' would make a catalog binding no reader accepts)", () => {
+    for (const topic of ["a/b", "non-persistent://tg/request/joke"]) {
+      const bad = ToolServiceDescriptor.safeParse({ id: "x", topic });
+      expect(bad.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
+        `topic: '${topic}' is not a topic name: a name without '/' (a full topic name goes in request-queue and response-queue)`,
+      ]);
+    }
+    expect(ToolServiceDescriptor.parse({ id: "x", topic: "config:default" }).topic).toBe("config:default");
+  });
 });
 
 describe("queues named in configuration", () => {

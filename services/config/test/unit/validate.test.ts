@@ -22,5 +22,9 @@ describe("descriptorProblem", () => {
       "tool-service 'a': its id 'b' must equal the key",
     );
     expect(descriptorProblem({ type: "mcp", key: "m", value: '{"url":"ftp://x"}' })).toMatch(/url must be an http\(s\) URL/);
+    // `tg set-tool-service --topic a/b` was stored, then its tools broke every reader of the catalog.
+    expect(descriptorProblem({ type: "tool-service", key: "s", value: '{"id":"s","topic":"a/b"}' })).toMatch(
+      /^tool-service 's' is not a valid descriptor: topic: 'a\/b' is not a topic name/,
+    );
   });
 });

@@ -38,6 +38,19 @@ describe("configTools", () => {
     ]);
   });
 
+  it("leaves out a tool whose tool-service has a topic with '/' (stored before topics were checked), as a problem", () => {
+    const result = configTools(
+      view({
+        "tool-service": { slashed: { id: "slashed", topic: "a/b" } },
+        tool: { t: { type: "tool-service", name: "t", service: "slashed" } },
+      }),
+      new TopicLayout(),
+    );
+    // Such an entry would make a revision that mcp-server, the gateway and tg all refuse to read.
+    expect(result.entries).toEqual([]);
+    expect(result.problems).toEqual([expect.stringMatching(/^tool-service 'slashed': .*'a\/b' is not a topic name/), expect.any(String)]);
+  });
+
   it("binds an mcp-tool tool to toolmesh's gateway, or to the queues it names (TrustGraph's processor)", () => {
     const result = configTools(
       view({
