@@ -30,14 +30,20 @@ export function registrationsIn(workspace: string, values: ConfigValue[]): strin
  * template (reserved workspaces left out, as TrustGraph does), and the workspaces it created or deleted.
  */
 export function pushFor(workspace: string, types: Iterable<string>, result: StoreWriteResult): ConfigPush {
-  const changes: Record<string, string[]> = {};
+  // A Map, not a plain object: a type is any string a peer sent, `__proto__` included.
+  const changes = new Map<string, string[]>();
   const add = (type: string, ws: string) => {
     if (isReservedWorkspace(ws)) return;
-    const list = (changes[type] ??= []);
+    const list = changes.get(type) ?? [];
     if (!list.includes(ws)) list.push(ws);
+    changes.set(type, list);
   };
   for (const type of types) add(type, workspace);
   for (const [ws, provisioned] of Object.entries(result.provisioned)) for (const type of provisioned) add(type, ws);
   const { created, deleted } = result;
-  return { version: result.version, changes, workspace_changes: created.length > 0 || deleted.length > 0 ? { created, deleted } : null };
+  return {
+    version: result.version,
+    changes: Object.fromEntries(changes),
+    workspace_changes: created.length > 0 || deleted.length > 0 ? { created, deleted } : null,
+  };
 }

@@ -129,8 +129,10 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
     });
 
     it("answers malformed payloads with an error reply carrying their id, and keeps serving", async () => {
-      const cases: Array<[string, RegExp]> = [
+      const cases: Array<[string | Buffer, RegExp]> = [
         ["{not json", /payload is not valid JSON/],
+        // JSON on the wire is UTF-8: bytes that are not are refused, not read as U+FFFD and used.
+        [Buffer.concat([Buffer.from('{"user": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), /payload is not valid UTF-8/],
         [JSON.stringify({ user: "u", arguments: "{broken" }), /arguments: not valid JSON/],
         [JSON.stringify({ user: 7 }), /user: /],
         [JSON.stringify([1, 2, 3]), /invalid message/],
@@ -143,7 +145,7 @@ describe.each(TRANSPORTS)("request/response on the real broker (%s transport)", 
             replies.push({ id: m.properties.id, body: ToolServiceResponse.parse(JSON.parse(m.payload.toString())) });
         });
         await callerClient.send(requestTopic, Buffer.from(payload), { id });
-        await waitFor(() => replies.length === 1, { description: `error reply to ${payload}` });
+        await waitFor(() => replies.length === 1, { description: `error reply to ${payload.toString()}` });
         expect(replies[0]!.body.error?.type).toBe("bad-request");
         expect(replies[0]!.body.error?.message).toMatch(reason);
         expect(replies[0]!.body.end_of_stream).toBe(true);

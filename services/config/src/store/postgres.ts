@@ -9,6 +9,7 @@ import {
 } from "@toolmesh/schema";
 import {
   type ConfigStore,
+  byTypeAndKey,
   REPLY_ENVELOPE_BYTES,
   REPLY_ITEM_BYTES,
   type StoreChange,
@@ -93,12 +94,10 @@ export class PostgresConfigStore implements ConfigStore {
   }
 
   async all(workspace: string): Promise<Record<string, Record<string, string>>> {
-    const config: Record<string, Record<string, string>> = {};
     const rows = await this.sql<
       ConfigValue[]
     >`SELECT type, key, value FROM config_items WHERE workspace = ${workspace} ORDER BY type COLLATE "C", key COLLATE "C"`;
-    for (const row of rows) (config[row.type] ??= {})[row.key] = row.value;
-    return config;
+    return byTypeAndKey(rows);
   }
 
   getvaluesReplyBytes(workspace: string, type: string): Promise<number> {

@@ -11,6 +11,7 @@ import {
 } from "@toolmesh/schema";
 import {
   type ConfigStore,
+  byTypeAndKey,
   REPLY_ENVELOPE_BYTES,
   REPLY_ITEM_BYTES,
   type StoreChange,
@@ -88,12 +89,10 @@ export class SqliteConfigStore implements ConfigStore {
   }
 
   async all(workspace: string): Promise<Record<string, Record<string, string>>> {
-    const config: Record<string, Record<string, string>> = {};
     const rows = this.db
       .prepare("SELECT type, key, value FROM items WHERE workspace = ? ORDER BY type, key")
       .all(workspace) as ConfigValue[];
-    for (const row of rows) (config[row.type] ??= {})[row.key] = row.value;
-    return config;
+    return byTypeAndKey(rows);
   }
 
   async getvaluesReplyBytes(workspace: string, type: string): Promise<number> {

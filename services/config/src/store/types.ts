@@ -87,3 +87,17 @@ export interface ConfigStore {
 export function lastOfEachKey(values: ConfigValue[]): ConfigValue[] {
   return [...new Map(values.map((v) => [JSON.stringify([v.type, v.key]), v])).values()];
 }
+
+/**
+ * Items as type -> key -> value. Types and keys are any string a peer sent: built with Object.fromEntries
+ * (own properties only), since assigning `obj["__proto__"]` on a plain object reaches Object.prototype.
+ */
+export function byTypeAndKey(rows: ConfigValue[]): Record<string, Record<string, string>> {
+  const types = new Map<string, Array<[string, string]>>();
+  for (const row of rows) {
+    const items = types.get(row.type);
+    if (items) items.push([row.key, row.value]);
+    else types.set(row.type, [[row.key, row.value]]);
+  }
+  return Object.fromEntries([...types].map(([type, items]) => [type, Object.fromEntries(items)]));
+}

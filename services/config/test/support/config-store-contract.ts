@@ -191,5 +191,19 @@ export function configStoreContract(name: string, newPlace: () => Promise<StoreP
       expect(await store.values("default", "tool")).toEqual([{ type: "tool", key: "t", value: "second" }]);
       await store.close();
     });
+
+    it("returns types and keys named like Object.prototype's members as its own, touching no prototype", async () => {
+      const store = await (await newPlace())();
+      await put(store, "default", [
+        { type: "__proto__", key: "polluted", value: "yes" },
+        { type: "constructor", key: "__proto__", value: "{}" },
+      ]);
+      const all = await store.all("default");
+      expect(Object.keys(all)).toEqual(["__proto__", "constructor"]);
+      expect(Object.getOwnPropertyDescriptor(all, "__proto__")?.value).toEqual({ polluted: "yes" });
+      expect(Object.getOwnPropertyDescriptor(all.constructor, "__proto__")?.value).toBe("{}");
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      await store.close();
+    });
   });
 }
