@@ -1,5 +1,5 @@
-import { Ajv, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { ValidateFunction } from "ajv";
+import { toolSchemaValidator } from "@toolmesh/schema/tool-schema-validator";
 import type { Logger } from "pino";
 import { ClientPool, type TraceContext, ToolServiceClient } from "@toolmesh/base";
 import { type PulsarClient, RequestClient } from "@toolmesh/pulsar";
@@ -32,7 +32,7 @@ export interface ToolInvokerOptions {
  * Schema first; a violation is reported to the model, which can correct itself.
  */
 export class ToolInvoker {
-  private readonly ajv = (addFormatsModule as unknown as (ajv: Ajv) => Ajv)(new Ajv({ strict: false, allErrors: true }));
+  private readonly ajv = toolSchemaValidator({ allErrors: true });
   private readonly validators = new Map<string, ValidateFunction>();
   /** Runs may pin older catalog revisions, so clients go by idling and the bound, not by catalog changes. */
   private readonly toolServices: ClientPool<ToolServiceClient>;

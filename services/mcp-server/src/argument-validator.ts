@@ -1,14 +1,12 @@
-import { Ajv, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import type { ValidateFunction } from "ajv";
 import type { CatalogTool } from "@toolmesh/schema";
+import { toolSchemaValidator } from "@toolmesh/schema/tool-schema-validator";
 
-// CommonJS default export: Node hands us the function itself, whatever the types say.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const MAX_COMPILED = 10_000;
 
 /** Checks tools/call arguments against the tool's parameters schema; compiled once per tool content. */
 export class ArgumentValidator {
-  private readonly ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+  private readonly ajv = toolSchemaValidator({ allErrors: true });
   private readonly compiled = new Map<string, ValidateFunction>();
 
   /** Undefined when the arguments are valid, else a readable list of what is wrong. */

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceProcess } from "@toolmesh/test-support";
+import { ServiceProcess, testTopics } from "@toolmesh/test-support";
 import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
 
 const system = new McpSystem();
@@ -227,12 +227,16 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(line("tell-pun", "timeout")).toMatch(/ 1$/);
     expect(line("(unknown)", "unknown-tool")).toMatch(/ 1$/);
     expect(metrics).toMatch(/toolmesh_mcp_tool_call_duration_seconds_count\{[^}]*tool="tell-pun"[^}]*\} 5/);
-    const logs = system.processes.get("mcp-server")!.logs;
-    const calls = logs
-      .split("\n")
-      .filter((l) => l.includes('"msg":"tools/call"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(calls.length).toBe(6);
+    // The service writes its log line as the call ends; the line reaches this test's pipe a moment later.
+    const server = system.processes.get("mcp-server")!;
+    const callLines = () =>
+      server.logs
+        .split("\n")
+        .filter((l) => l.includes('"msg":"tools/call"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await expect.poll(() => callLines().length).toBe(6);
+    const calls = callLines();
+    const logs = server.logs;
     expect(calls.at(-1)).toMatchObject({
       session: (client.transport as StreamableHTTPClientTransport).sessionId,
       revision,
@@ -242,6 +246,41 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(logs).toMatch(/"status":404,"type":"not-found","reason":"unknown catalog revision 999[^"]*","msg":"refused an MCP request"/);
     expect(logs).not.toContain(SECRET);
     expect(logs).not.toContain('"cats"');
+  });
+
+  it("a peer's tool schema with a catastrophic pattern: checked in linear time, refused at once, the server keeps answering", async () => {
+    // What any service may announce: a joke-service tool whose `topic` must match `^(a+)+$`, which a
+    // backtracking engine takes hours to reject for 40 a's and a '!'.
+    const manifest = (await (await fetch(`${system.processes.get("joke-service")!.url}/tools/manifest`)).json()) as Array<{
+      name: string;
+      parameters_schema: Record<string, unknown>;
+    }>;
+    const pun = manifest.find((t) => t.name === "tell-pun")!;
+    const evil = {
+      ...pun,
+      tool_id: "peer.evil-pun",
+      name: "evil-pun",
+      parameters_schema: { type: "object", properties: { topic: { type: "string", pattern: "^(a+)+$" } }, required: ["topic"] },
+    };
+    const announcement = { service_id: "evil-peer", manifest: [evil], announced_at: new Date().toISOString() };
+    await system.pulsar.send(testTopics().toolAnnouncements, Buffer.from(JSON.stringify(announcement)), {});
+    await system.registry.request({ operation: "refresh" });
+    await system.waitForTools(["evil-pun"]);
+
+    const peer = new Client({ name: "redos-test", version: "1.0.0" });
+    await peer.connect(
+      new StreamableHTTPClientTransport(new URL(system.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
+    try {
+      const refused = await peer.callTool({ name: "evil-pun", arguments: { topic: `${"a".repeat(40)}!` } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^invalid arguments for evil-pun: \/topic must match pattern "\^\(a\+\)\+\$"/);
+      const accepted = await peer.callTool({ name: "evil-pun", arguments: { topic: "aaaa" } });
+      expect(accepted.isError ?? false).toBe(false);
+      expect((await fetch(`${system.processes.get("mcp-server")!.url}/healthz`)).status).toBe(200);
+    } finally {
+      await peer.close();
+    }
   });
 
   it("stops gracefully on SIGTERM (exit 0) while sessions and their streams are open", async () => {

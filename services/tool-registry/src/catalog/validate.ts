@@ -1,5 +1,4 @@
-import { Ajv } from "ajv";
-import addFormatsModule from "ajv-formats";
+import { toolSchemaValidator } from "@toolmesh/schema/tool-schema-validator";
 import { ManifestEntry, describeIssues } from "@toolmesh/schema";
 import { canonicalJson, sha256 } from "./hashing.js";
 
@@ -14,10 +13,9 @@ export interface ValidatedManifest {
   problems: EntryProblem[];
 }
 
-// CommonJS default export (see hashing.ts for the same situation with canonicalize).
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-// Standard formats (uri, date-time, email, ...) are checked, not ignored with a console warning.
-const ajv = addFormats(new Ajv({ strict: false, allErrors: false }));
+// Standard formats (uri, date-time, email, ...) are checked, not ignored with a console warning; patterns
+// run in linear time, and one RE2 cannot run (lookaround, backreferences) makes the schema not compile.
+const ajv = toolSchemaValidator({ allErrors: false });
 /** Schemas already checked, by hash: 10k tools usually share a handful of schemas. */
 const schemaVerdicts = new Map<string, string | null>();
 

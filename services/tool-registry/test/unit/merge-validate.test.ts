@@ -76,6 +76,22 @@ describe("validateManifest", () => {
     expect(validateManifest([withFormat]).problems).toEqual([]);
   });
 
+  it("refuses a schema whose pattern cannot run in linear time; one that can is kept", () => {
+    const withPattern = (id: string, pattern: string): ManifestEntry => ({
+      ...tool(id, id),
+      parameters_schema: { type: "object", properties: { code: { type: "string", pattern } } },
+    });
+    const { entries, problems } = validateManifest([withPattern("lookahead", "^(?=.*\\d)\\w+$"), withPattern("plain", "^(a+)+$")]);
+    expect(entries.map((e) => e.tool_id)).toEqual(["plain"]);
+    expect(problems).toEqual([
+      {
+        index: 0,
+        tool: "lookahead",
+        reason: expect.stringMatching(/^parameters_schema does not compile: .*unsupported Perl syntax: `\(\?=`/),
+      },
+    ]);
+  });
+
   it("refuses a body that is not an array", () => {
     expect(() => validateManifest({ tools: [] })).toThrow("manifest must be a JSON array of tool entries");
   });
