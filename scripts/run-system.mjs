@@ -208,14 +208,14 @@ try {
   await Promise.all(children.map(waitReady));
   await seed();
   // The registry builds the first revision right after the seed's config push; give it a moment.
+  const catalogUrl = `http://127.0.0.1:${port("tool-registry")}/tools/catalog`;
   let catalog = null;
   for (let i = 0; i < 40 && !catalog; i++) {
-    catalog = await fetch(`http://127.0.0.1:${port("tool-registry")}/tools/catalog`)
+    catalog = await fetch(catalogUrl)
       .then((r) => (r.ok ? r.json() : null))
       .catch(() => null);
     if (!catalog) await new Promise((r) => setTimeout(r, 250));
   }
-  const catalogUrl = `http://127.0.0.1:${port("tool-registry")}/tools/catalog`;
   process.stdout.write(
     [
       "",
