@@ -41,6 +41,17 @@ describe("agent on the in-memory bus", () => {
     expect((await agent.runs({ operation: "list" })).runs.map((r) => r.run_id)).toContain(runId);
   });
 
+  it("lists a long question shortened to 500 characters (never half an emoji); get returns it whole", async () => {
+    // 499 characters, then an emoji whose two UTF-16 halves straddle the cut, then 3 MB more.
+    const question = `${"q".repeat(499)}😀${"long question ".repeat(220_000)}`;
+    agent.llm.script(question, [{ content: "short answer" }]);
+    const [answer] = await agent.ask({ question });
+    const runId = answer!.run_id!;
+    const listed = (await agent.runs({ operation: "list" })).runs.find((r) => r.run_id === runId)!;
+    expect(listed.question).toBe(`${"q".repeat(499)}…`);
+    expect((await agent.runs({ operation: "get", run_id: runId })).run!.question).toBe(question);
+  });
+
   it("answers a request that does not stream with the final message only, on the pinned revision", async () => {
     agent.llm.script("shout quietly", [{ tool_calls: [{ name: "shout", arguments: { text: "quiet" } }] }, { content: "It says QUIET!" }]);
     const replies = await agent.ask({ question: "shout quietly", catalog_revision: 3 });
