@@ -63,11 +63,14 @@ export class AgentLoop {
         const next = await steps.next();
         if (next.done) return;
         for (const event of next.value) {
-          yield event;
           if (event.kind === "answer") {
+            // Recorded before it is handed on (and sent): an answer the caller got is never lost with a
+            // process killed right after sending it, which another replica would mark failed.
             await store.finish(input.runId, { answer: event.content });
+            yield event;
             return;
           }
+          yield event;
         }
       }
       throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);

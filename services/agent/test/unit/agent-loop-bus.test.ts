@@ -82,6 +82,25 @@ describe("AgentLoop on the in-memory bus", () => {
     expect(run.answer).toBe("It says HI!");
   });
 
+  it("records the run answered before it hands the answer on (a process killed after sending keeps it)", async () => {
+    const loop = new AgentLoop({
+      model: new ScriptedModel([{ content: "kept", toolCalls: [] }]),
+      invoker,
+      store,
+      mode: "native",
+      maxIterations: 5,
+      logger: pino({ level: "silent" }),
+    });
+    await store.begin({ run_id: "r3", user: "carol", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    // The consumer sends each event as a reply: what the store holds when the answer comes out is what a
+    // SIGKILL right after that reply would leave.
+    const statusWhenYielded: string[] = [];
+    for await (const event of loop.run({ runId: "r3", user: "carol", question: "?", revision })) {
+      if (event.kind === "answer") statusWhenYielded.push((await store.get("r3"))!.status);
+    }
+    expect(statusWhenYielded).toEqual(["answered"]);
+  });
+
   it("ends the run with an error event when the model fails, and records it", async () => {
     const loop = new AgentLoop({
       model: new ScriptedModel([]),
