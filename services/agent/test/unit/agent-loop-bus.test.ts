@@ -49,6 +49,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The loop under test: native tool calling, the bus's tool service and the shared store. */
+const loopOf = (model: ChatModel) =>
+  new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+
 describe("AgentLoop on the in-memory bus", () => {
   it("reports bad arguments to the model, calls the tool with the corrected ones, records the run", async () => {
     const model = new ScriptedModel([
@@ -56,7 +60,7 @@ describe("AgentLoop on the in-memory bus", () => {
       { content: null, toolCalls: [{ id: "c2", name: "shout", arguments: '{"text": "hi"}' }] },
       { content: "It says HI!", toolCalls: [] },
     ]);
-    const loop = new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+    const loop = loopOf(model);
     await store.begin({
       run_id: "r1",
       user: "alice",
@@ -83,14 +87,7 @@ describe("AgentLoop on the in-memory bus", () => {
   });
 
   it("records the run answered before it hands the answer on (a process killed after sending keeps it)", async () => {
-    const loop = new AgentLoop({
-      model: new ScriptedModel([{ content: "kept", toolCalls: [] }]),
-      invoker,
-      store,
-      mode: "native",
-      maxIterations: 5,
-      logger: pino({ level: "silent" }),
-    });
+    const loop = loopOf(new ScriptedModel([{ content: "kept", toolCalls: [] }]));
     await store.begin({ run_id: "r3", user: "carol", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     // The consumer sends each event as a reply: what the store holds when the answer comes out is what a
     // SIGKILL right after that reply would leave.
@@ -102,14 +99,7 @@ describe("AgentLoop on the in-memory bus", () => {
   });
 
   it("ends the run with an error event when the model fails, and records it", async () => {
-    const loop = new AgentLoop({
-      model: new ScriptedModel([]),
-      invoker,
-      store,
-      mode: "native",
-      maxIterations: 5,
-      logger: pino({ level: "silent" }),
-    });
+    const loop = loopOf(new ScriptedModel([]));
     await store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
