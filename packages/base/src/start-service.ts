@@ -1,5 +1,6 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
+import { httpPortProblem } from "./http-port.js";
 import { createLogger } from "./logger.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 import { Tracing, tracingSettings } from "./tracing.js";
@@ -7,7 +8,7 @@ import { Tracing, tracingSettings } from "./tracing.js";
 /**
  * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
  * on stderr and exit status 1, before anything starts), make the runtime, let `build` wire the service,
- * then listen. Tests skip this and call the service's build function on a runtime of their own.
+ * then listen. The HTTP port is checked free first, so a clash stops the process before it takes work. Tests skip this and call the service's build function on a runtime of their own.
  */
 export async function startService<E extends BaseEnv>(
   name: string,
@@ -22,6 +23,11 @@ export async function startService<E extends BaseEnv>(
   } catch (err) {
     if (!(err instanceof EnvError)) throw err;
     process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
+    process.exit(1);
+  }
+  const portProblem = await httpPortProblem(env.HTTP_HOST, env.HTTP_PORT);
+  if (portProblem) {
+    process.stderr.write(`${name}: ${portProblem}\n`);
     process.exit(1);
   }
   // Before anything that makes spans; the runtime flushes and stops it last on shutdown.

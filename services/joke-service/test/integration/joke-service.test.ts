@@ -1,10 +1,16 @@
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { type Server, createServer } from "node:net";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient, ToolServiceError } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { Manifest, ToolAnnouncement } from "@toolmesh/schema";
 import {
+  REPO_ROOT,
   ServiceProcess,
+  freePort,
   uniqueTopic,
   useBroker,
   waitFor,
@@ -21,6 +27,9 @@ let first: ServiceProcess;
 let pulsar: PulsarClient;
 let jokes: ToolServiceClient;
 const announcements: ToolAnnouncement[] = [];
+/** The request topics an announcement's tool-service bindings name. */
+const announcedTopics = (a: ToolAnnouncement) =>
+  a.manifest.flatMap((t) => (t.binding.kind === "tool-service" ? [t.binding.request_topic] : []));
 
 beforeAll(async () => {
   const broker = await useBroker();
@@ -90,5 +99,40 @@ describe("joke-service as a process on the real broker", () => {
     expect(handled[0]).toBeGreaterThan(0);
     expect(handled[1]).toBeGreaterThan(0);
     expect(await second.stop()).toBe(0);
+  });
+
+  it("refuses to start on a taken HTTP_PORT before it serves or announces anything", async () => {
+    const broker = await useBroker();
+    const port = await freePort();
+    const holder: Server = createServer();
+    holder.listen(port, "127.0.0.1");
+    await once(holder, "listening");
+    const clashTopic = `${topic}-clash`;
+    try {
+      const child = spawn(process.execPath, [resolve(REPO_ROOT, "services/joke-service/dist/main.js")], {
+        env: {
+          ...process.env,
+          ...brokerEnv(broker),
+          LOG_FORMAT: "json",
+          HTTP_HOST: "127.0.0.1",
+          HTTP_PORT: String(port),
+          JOKE_TOPIC: clashTopic,
+          TOOL_ANNOUNCE_TOPIC: announceTopic,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code).toBe(1);
+      expect(output).toContain(`joke-service: HTTP_PORT ${port} on HTTP_HOST 127.0.0.1 cannot be used (EADDRINUSE)`);
+      expect(output).not.toMatch(/serving requests|announced manifest/);
+      // The first process's announcement for this file's topic arrives; none ever names the clash topic.
+      await waitFor(() => announcements.some((a) => announcedTopics(a).includes(requestTopic(topic))), { description: "an announcement" });
+      expect(announcements.filter((a) => announcedTopics(a).includes(requestTopic(clashTopic)))).toEqual([]);
+    } finally {
+      holder.close();
+    }
   });
 });
