@@ -10,7 +10,7 @@ export {
   type ToolSpec,
   type ToolVariant,
 } from "./define-tool.js";
-export { serveToolService } from "./tool-service-app.js";
+export { serveToolService, toolServiceId } from "./tool-service-app.js";
 export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fetch.js";
 export { FailureStreak } from "./failure-streak.js";
 export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";

@@ -11,6 +11,15 @@ function registerManifestRoute(app: FastifyInstance, manifest: () => ManifestEnt
 }
 
 /**
+ * The service id a tool service announces: its package name on its default topic, `<name>-<topic>` on any
+ * other. Replicas on one topic share an id (the registry keeps one announcement); two processes of one
+ * package on different topics are two services, and no longer overwrite each other's announcement.
+ */
+export function toolServiceId(name: string, topic: string, defaultTopic: string): string {
+  return topic === defaultTopic ? name : `${name}-${topic}`;
+}
+
+/**
  * What a tool service's build function does: serve its manifest on GET /tools/manifest, serve its topic,
  * and (unless `announce` is false) announce the manifest where ToolServiceEnv says, as a heartbeat.
  */

@@ -12,6 +12,8 @@ export const JokeEnv = ToolServiceEnv.extend({
     .default("true")
     .transform((v) => v === "true"),
 });
+/** The topic JOKE_TOPIC defaults to; on it the service announces as plain `joke-service`. */
+export const DEFAULT_JOKE_TOPIC = JokeEnv.shape.JOKE_TOPIC.parse(undefined);
 export type JokeEnv = z.output<typeof JokeEnv>;
 
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env): JokeEnv => parseEnv(JokeEnv, source);

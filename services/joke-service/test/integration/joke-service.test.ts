@@ -77,7 +77,8 @@ describe("joke-service as a process on the real broker", () => {
         description: "the announcement",
       },
     );
-    expect(mine.service_id).toBe("joke-service");
+    // Not on its default topic (`joke`): the topic is in its id, so another topic's process is another service.
+    expect(mine.service_id).toBe(`joke-service-${topic}`);
     expect(mine.manifest).toEqual(manifest);
   });
 

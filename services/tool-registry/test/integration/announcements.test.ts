@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PulsarClient } from "@toolmesh/pulsar";
-import type { CatalogRevision } from "@toolmesh/schema";
+import type { CatalogRevision, SourceStatus } from "@toolmesh/schema";
 import {
   ServiceProcess,
   brokerEnv,
@@ -93,5 +94,46 @@ describe("announcements from peers", () => {
     });
     expect(await toolsOf("after-junk")).toEqual(["still-read"]);
     expect((await fetch(`${registry.url}/readyz`)).status).toBe(200);
+  });
+
+  it("keeps two processes of one tool service on different topics apart: the first's tools stay, the second's are refused by name", async () => {
+    const broker = await useBroker();
+    const suffix = randomUUID().slice(0, 8);
+    const [topicA, topicB] = [`jokes-a-${suffix}`, `jokes-b-${suffix}`];
+    // Heartbeats every 300 ms: were the two one service id, each would replace the other's tools in turn.
+    const jokes = (topic: string) =>
+      ServiceProcess.start({
+        service: "joke-service",
+        env: { ...brokerEnv(broker), JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic, TOOL_ANNOUNCE_INTERVAL_MS: "300" },
+      });
+    const first = await jokes(topicA);
+    let second: ServiceProcess | undefined;
+    try {
+      await waitFor(async () => (await toolsOf(`joke-service-${topicA}`)).length === 3, {
+        timeoutMs: 15_000,
+        description: "the first's tools",
+      });
+      second = await jokes(topicB);
+      const sourceB = async () =>
+        ((await (await fetch(`${registry.url}/tools/sources`)).json()) as SourceStatus[]).find(
+          (s) => s.source === `announce:joke-service-${topicB}`,
+        );
+      const refused = await waitFor(async () => (await sourceB())?.reason ?? undefined, {
+        timeoutMs: 15_000,
+        description: "the second's refusal",
+      });
+      expect(refused).toContain(
+        `tool name 'tell-pun' (joke-service-${topicB}.tell-pun) is already taken by joke-service-${topicA}.tell-pun`,
+      );
+      // Over several heartbeats of both, every look at the catalog finds the names on the first's topic.
+      for (let look = 0; look < 5; look++) {
+        const pun = ((await catalog()).tools ?? []).find((t) => t.name === "tell-pun");
+        expect(pun?.binding).toMatchObject({ kind: "tool-service", request_topic: requestTopic(topicA) });
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      expect(await toolsOf(`joke-service-${topicB}`)).toEqual([]);
+    } finally {
+      await Promise.all([first.stop(), second?.stop()]);
+    }
   });
 });
