@@ -6,7 +6,11 @@ import { SocketAuthFrame, SocketErrorFrame, SocketReplyFrame, SocketRequestFrame
 
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
-/** Requests are described as clients send them (defaults optional, JSON-encoded fields as strings). */
+/**
+ * Requests are described as clients send them and replies as clients get them: the input form, where a
+ * field with a default may be absent (TrustGraph's kinds leave absent fields out) and JSON-encoded fields
+ * are strings.
+ */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
   return rest;
@@ -15,6 +19,8 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.string() }) });
 /** TrustGraph's gateway answers its request checks with a bare message (`{"error": "unknown operation"}`). */
 const MessageErrorBody = z.object({ error: z.string() });
+/** A service that is neither a fixed one nor a tool-service descriptor: TrustGraph's body, and toolmesh's why. */
+const UnknownKindBody = z.object({ error: z.literal("unknown kind"), detail: z.string() });
 
 const pascal = (name: string) => name.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -25,12 +31,16 @@ const errorResponse = (description: string, schema = "Error") => ({
 
 /** The OpenAPI 3.1 document of this gateway; `secured` when a bearer token is configured. */
 export function openApiDocument(secured: boolean): Record<string, unknown> {
-  const schemas: Record<string, unknown> = { Error: jsonSchema(ErrorBody, "output"), MessageError: jsonSchema(MessageErrorBody, "output") };
+  const schemas: Record<string, unknown> = {
+    Error: jsonSchema(ErrorBody, "output"),
+    MessageError: jsonSchema(MessageErrorBody, "output"),
+    UnknownKind: jsonSchema(UnknownKindBody, "output"),
+  };
   const bodies: unknown[] = [];
   const replies: unknown[] = [];
   for (const [service, { request, response: reply, streamed }] of Object.entries(ServiceSchemas)) {
     schemas[`${pascal(service)}Request`] = jsonSchema(request, "input");
-    schemas[`${pascal(service)}Response`] = jsonSchema(reply, "output");
+    schemas[`${pascal(service)}Response`] = jsonSchema(reply, "input");
     bodies.push(ref(`${pascal(service)}Request`));
     replies.push(streamed ? { type: "array", items: ref(`${pascal(service)}Response`) } : ref(`${pascal(service)}Response`));
   }
@@ -39,10 +49,10 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
   schemas.SocketReplyFrame = jsonSchema(SocketReplyFrame, "output");
   schemas.SocketErrorFrame = jsonSchema(SocketErrorFrame, "output");
 
+  // The flow route's failure statuses: toolmesh's own kinds only (TrustGraph's answer 200, see there).
   const failures = {
-    "400": errorResponse("bad-request: the body is not JSON or not this service's request (issues in one line)"),
-    ...(secured ? { "401": errorResponse("unauthorized: missing or wrong bearer token") } : {}),
-    "404": errorResponse("unknown-service: neither a fixed service nor the id of a tool-service descriptor"),
+    "400": errorResponse("bad-request: the body is not this service's request (issues in one line)"),
+    ...(secured ? { "401": errorResponse("auth failure: missing or wrong bearer token", "MessageError") } : {}),
     "500": errorResponse("internal-error: details stay in the gateway log"),
     "502": errorResponse("bad-gateway / config-error: the broker or the service's reply could not be used"),
     "503": errorResponse("unavailable: configuration not loaded yet, or the gateway is shutting down"),
@@ -110,10 +120,18 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
           requestBody: { required: true, content: { "application/json": { schema: { anyOf: bodies } } } },
           responses: {
             "200": {
-              description: "The reply of a single-reply service, or the array of every reply of a streamed one, in order.",
-              content: { "application/json": { schema: { anyOf: replies } } },
+              description:
+                "The reply of a single-reply service, or the array of every reply of a streamed one, in order (a tool " +
+                'service: always the array). TrustGraph\'s answers are 200 too: `{"error": "<message>"}` for a body ' +
+                'that is not JSON or a flow other than `default`, and `{"error": {type, message}}` when a request to ' +
+                "one of its kinds (config, mcp-tool, agent) failed.",
+              content: { "application/json": { schema: { anyOf: [...replies, ref("Error"), ref("MessageError")] } } },
             },
             ...failures,
+            "404": errorResponse(
+              "unknown kind: neither a fixed service nor the id of a tool-service descriptor (`detail` says which)",
+              "UnknownKind",
+            ),
           },
         },
       },
@@ -127,7 +145,8 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
             'configured, authenticate first with a SocketAuthFrame (answered `{"type": "auth-ok", "default_workspace"}` ' +
             'or `{"type": "auth-failed", "error"}`), or send the token as a bearer header or `?token=`.',
           parameters: [{ name: "token", in: "query", required: false, schema: { type: "string" } }],
-          responses: { "101": { description: "Switched to the WebSocket protocol" }, ...(secured ? { "401": failures["401"] } : {}) },
+          // No 401 here even when secured: the socket authenticates by its first frame (SocketAuthFrame).
+          responses: { "101": { description: "Switched to the WebSocket protocol" } },
         },
       },
       "/api/v1/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1 JSON" } } } },

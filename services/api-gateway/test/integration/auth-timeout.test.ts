@@ -73,6 +73,9 @@ describe("bearer token (GATEWAY_TOKEN set)", () => {
     expect((await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json" })).statusCode).toBe(401);
     const doc = await secured.runtime.http.inject({ method: "GET", url: "/api/v1/openapi.json", headers: bearer });
     expect(doc.json().security).toEqual([{ bearer: [] }]);
+    // The 401 above, as the document describes it: TrustGraph's bare message.
+    const unauthorized = doc.json().paths["/api/v1/flow/{flow}/service/{service}"].post.responses["401"];
+    expect(unauthorized.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/MessageError" });
   });
 
   it("leaves /healthz, /readyz and /metrics open", async () => {
