@@ -85,8 +85,11 @@ export function registerRestRoutes(
   workspaces: KnownWorkspaces,
 ): void {
   app.register(async (api) => {
-    api.removeContentTypeParser("application/json");
-    api.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    // The body is read as text and parsed here, whatever its content type: TrustGraph's gateway (aiohttp's
+    // request.json()) does the same, and `curl -d` sends application/x-www-form-urlencoded.
+    const asText = (_request: FastifyRequest, body: string | Buffer, done: (err: null, body: string | Buffer) => void) => done(null, body);
+    api.removeAllContentTypeParsers();
+    api.addContentTypeParser("*", { parseAs: "string" }, asText);
 
     api.post<{ Params: { kind: string } }>("/:kind", async (request, reply) => {
       const parsed = parseBody(request.body);

@@ -83,4 +83,23 @@ describe("every answer is described by the gateway's own OpenAPI document", () =
     await described(GLOBAL, "/api/v1/config", { operation: "getvalues-all-ws", type: "tool" }, 200);
     await described(GLOBAL, "/api/v1/config", { operation: "list", type: "tool", workspace: "nowhere" }, 404);
   });
+
+  it("reads a JSON body whatever content type it is sent with, as TrustGraph's gateway does (curl -d sends a form type)", async () => {
+    for (const contentType of ["application/x-www-form-urlencoded", "text/plain", "application/json; charset=utf-8", undefined]) {
+      const options: InjectOptions = {
+        method: "POST",
+        url: "/api/v1/config",
+        headers: contentType ? { "content-type": contentType } : {},
+        payload: JSON.stringify({ operation: "list", type: "tool-service" }),
+      };
+      const response = await gw.runtime.http.inject(options);
+      expect(`${contentType}: ${response.statusCode} ${response.body}`).toMatch(/: 200 \{"version":/);
+      const flow = await gw.runtime.http.inject({
+        ...options,
+        url: `/api/v1/flow/default/service/${text.id}`,
+        payload: JSON.stringify(toolRequest()),
+      });
+      expect(`${contentType}: ${flow.statusCode} ${flow.body}`).toMatch(/: 200 \[\{"response":"hello alice/);
+    }
+  });
 });
