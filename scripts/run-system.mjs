@@ -207,14 +207,17 @@ services.forEach(start);
 try {
   await Promise.all(children.map(waitReady));
   await seed();
-  // The registry builds the first revision right after the seed's config push; give it a moment.
+  // The registry builds a revision right after the seed's config push; wait (up to 10 s) for the one with the
+  // seeded tool, so the revision printed is the one the first tool call below uses (the joke-service's
+  // announcement may have made an earlier one without it).
   const catalogUrl = `http://127.0.0.1:${port("tool-registry")}/tools/catalog`;
+  const seeded = (catalog) => catalog?.tools?.some((tool) => tool.name === "tell-joke");
   let catalog = null;
-  for (let i = 0; i < 40 && !catalog; i++) {
+  for (let i = 0; i < 40 && !seeded(catalog); i++) {
     catalog = await fetch(catalogUrl)
       .then((r) => (r.ok ? r.json() : null))
       .catch(() => null);
-    if (!catalog) await new Promise((r) => setTimeout(r, 250));
+    if (!seeded(catalog)) await new Promise((r) => setTimeout(r, 250));
   }
   process.stdout.write(
     [

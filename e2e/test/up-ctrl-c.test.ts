@@ -52,6 +52,15 @@ afterAll(() => {
 });
 
 describe("npm run up, then Ctrl-C", () => {
+  it("prints the catalog revision that holds the seeded tool its first tool call names", async () => {
+    const plain = stripVTControlCharacters(output);
+    const [, number, count, catalogUrl] = /^catalog revision: (\d+) with (\d+) tools \(curl -s (\S+)\)$/m.exec(plain) ?? [];
+    expect(plain).toContain("npm run tg -- invoke-tool -n tell-joke");
+    const revision = (await (await fetch(`${catalogUrl}/revisions/${number}`)).json()) as { tools: Array<{ name: string }> };
+    expect(revision.tools.map((t) => t.name)).toContain("tell-joke");
+    expect(revision.tools).toHaveLength(Number(count));
+  });
+
   it("stops every service gracefully, each once", async () => {
     const exited = new Promise<number | null>((resolve) => up.once("exit", (code) => resolve(code)));
     process.kill(-up.pid!, "SIGINT");
