@@ -5,17 +5,43 @@ import { resolve } from "node:path";
 import { REPO_ROOT } from "./broker.js";
 import { waitFor } from "./wait.js";
 
-/** A free TCP port on 127.0.0.1 (the OS picks; closed again before returning). */
-export function freePort(): Promise<number> {
+function tryPort(port: number): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
     server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       const address = server.address();
       server.close(() => (typeof address === "object" && address ? resolvePort(address.port) : reject(new Error("no port"))));
     });
   });
+}
+
+let nextInRange = 0;
+
+/**
+ * A free TCP port on 127.0.0.1 (closed again before returning): the OS picks, or, with
+ * TOOLMESH_TEST_PORTS=<from>-<to>, the next free one in that range (machines shared by several runs,
+ * each given its own ports).
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.TOOLMESH_TEST_PORTS ?? "");
+  if (!range) return tryPort(0);
+  const [from, to] = [Number(range[1]), Number(range[2])];
+  // Each test file is its own process: start at a pid-based offset so parallel files rarely try the same port.
+  if (nextInRange === 0) nextInRange = process.pid % (to - from + 1);
+  for (let i = 0; i <= to - from; i++) {
+    const port = from + ((nextInRange + i) % (to - from + 1));
+    const taken = await tryPort(port).then(
+      () => false,
+      () => true,
+    );
+    if (!taken) {
+      nextInRange = port - from + 1;
+      return port;
+    }
+  }
+  throw new Error(`no free port in TOOLMESH_TEST_PORTS=${process.env.TOOLMESH_TEST_PORTS}`);
 }
 
 export interface ServiceProcessOptions {

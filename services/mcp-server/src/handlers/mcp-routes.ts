@@ -3,6 +3,8 @@ import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { type RevisionCatalog, UnknownRevisionError } from "../catalog.js";
+import { BodyTooLarge, jsonBodyReader } from "../json-body.js";
+import { checkRpcBody } from "../rpc-check.js";
 import { type PinMode, SessionCatalog } from "../session-catalog.js";
 import { type SessionFactoryDeps, openSession } from "../session-factory.js";
 import type { SessionRegistry } from "../sessions.js";
@@ -17,10 +19,21 @@ export interface McpRouteDeps extends SessionFactoryDeps {
 }
 
 /** JSON-RPC's error shape (what MCP clients read), with toolmesh's `{type}` in `data`; each refusal is logged. */
-function rpcError(reply: FastifyReply, status: number, code: number, type: string, message: string, id: unknown = null) {
-  reply.log.info({ status, type, reason: message }, "refused an MCP request");
+function rpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  type: string,
+  message: string,
+  id: unknown = null,
+  log: Record<string, unknown> = {},
+) {
+  reply.log.info({ status, type, ...log, reason: message }, "refused an MCP request");
   return reply.status(status).send({ jsonrpc: "2.0", id, error: { code, message, data: { type } } });
 }
+
+/** Bodies up to this many times the limit are read to their end before the refusal, so the client can read it. */
+const DRAIN_FACTOR = 4;
 
 const GROUP = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -38,9 +51,10 @@ function parsePin(raw: unknown): { mode: PinMode; number: number | null } | stri
  * without a session id opens one, pinned as `?revision=` says; every other request names its session.
  */
 export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): Promise<void> {
-  // The body is parsed here, not by fastify, so a malformed one gets a JSON-RPC parse error.
+  // The body is parsed here, not by fastify, so a malformed or oversized one gets a JSON-RPC error.
+  const limit = app.initialConfig.bodyLimit ?? 5 * 1024 * 1024;
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser("application/json", jsonBodyReader(limit, DRAIN_FACTOR * limit));
 
   const groupOf = (request: FastifyRequest): string | null | undefined => {
     const group = (request.params as { group?: string }).group;
@@ -66,11 +80,24 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         "bad-request",
         "group names are 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
       );
+    if (request.body instanceof BodyTooLarge)
+      return rpcError(
+        reply,
+        413,
+        ErrorCode.InvalidRequest,
+        ErrorType.tooLarge,
+        `the request body of ${request.body.bytes} bytes is over this MCP server's limit of ${request.body.limit} bytes`,
+      );
     let body: unknown;
     try {
       body = JSON.parse(typeof request.body === "string" ? request.body : "");
     } catch (err) {
       return rpcError(reply, 400, ErrorCode.ParseError, "bad-request", `parse error: the body is not JSON (${(err as Error).message})`);
+    }
+    const refusal = checkRpcBody(body);
+    if (refusal) {
+      const { status, code, id: rpcId, message, method } = refusal;
+      return rpcError(reply, status, code, "bad-request", message, rpcId, { session: request.headers["mcp-session-id"], method });
     }
     const { id, session } = existing(request, group);
     if (id !== undefined) {

@@ -1,16 +1,12 @@
-import {
-  ErrorCode,
-  McpError,
-  type CallToolRequest,
-  type CallToolResult,
-  type ServerNotification,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { RequestTimeoutError } from "@toolmesh/pulsar";
+import { ErrorType } from "@toolmesh/schema";
 import type { ArgumentValidator } from "../argument-validator.js";
 import { type BindingInvoker, ToolFailure } from "../binding-invoker.js";
 import { errorResult, toCallResult } from "../call-result.js";
 import type { CallOutcome, McpMetrics } from "../metrics.js";
+import { RpcError } from "../rpc-error.js";
 import type { SessionCatalog } from "../session-catalog.js";
 
 export interface ToolsCallDeps {
@@ -80,9 +76,10 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
     const tool = view.tool(name);
     if (!tool) {
       record("unknown-tool");
-      throw new McpError(
+      throw new RpcError(
         ErrorCode.InvalidParams,
         `unknown tool '${name}': ${view.label} has no such tool (tools/list shows what it offers)`,
+        { type: ErrorType.notFound },
       );
     }
     const args = params.arguments ?? {};

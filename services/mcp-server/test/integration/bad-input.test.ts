@@ -144,7 +144,7 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     }
   });
 
-  it("a malformed body: JSON-RPC parse errors, and initialize required first", async () => {
+  it("a malformed body: a parse error for non-JSON, invalid request for non-JSON-RPC, and initialize required first", async () => {
     const notJson = await post("/mcp", "{not json");
     expect(notJson.status).toBe(400);
     expect(notJson.json().error).toMatchObject({ code: -32700, message: expect.stringMatching(/^parse error: the body is not JSON/) });
@@ -159,7 +159,7 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     const notRpc = await post("/mcp", JSON.stringify({ hello: "world" }), headers);
     console.log("not JSON:", notJson.text, "| not JSON-RPC in a session:", notRpc.status, notRpc.text);
     expect(notRpc.status).toBe(400);
-    expect(notRpc.json().error).toMatchObject({ code: -32700 });
+    expect(notRpc.json().error).toMatchObject({ code: -32600, message: `invalid request: 'jsonrpc' must be "2.0"` });
     const unknownSession = await post("/mcp", JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list" }), {
       ...headers,
       "mcp-session-id": "00000000-0000-0000-0000-000000000000",
