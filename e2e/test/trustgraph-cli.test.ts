@@ -175,4 +175,18 @@ describe("tg-invoke-agent", () => {
     llm.script("Just answer", [{ content: "Plain answer." }]);
     expect(await ok("tg-invoke-agent", "-q", "Just answer")).toBe("Plain answer.\n");
   });
+
+  it("--show-usage prints the run's tokens, summed over its LLM calls, and the model that answered", async () => {
+    llm.script("Count my tokens", [
+      {
+        content: "Thinking first.",
+        tool_calls: [{ name: "no-such-tool", arguments: {} }],
+        usage: { prompt_tokens: 120, completion_tokens: 7 },
+      },
+      { content: "Counted.", usage: { prompt_tokens: 160, completion_tokens: 3 }, model: "scripted-2025" },
+    ]);
+    const r = await tg("tg-invoke-agent", "-q", "Count my tokens", "--show-usage");
+    expect(r.stdout).toBe("Counted.\n");
+    expect(r.stderr).toBe("Input tokens: 280  Output tokens: 10  Model: scripted-2025\n");
+  });
 });

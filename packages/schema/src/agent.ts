@@ -47,6 +47,14 @@ export const AgentResponse = z.object({
   error: NullableWireError,
   run_id: z.string().nullable().default(null),
   catalog_revision: z.number().int().nullable().default(null),
+  /**
+   * The run's LLM use, on its end_of_dialog message (TrustGraph 2.11's AgentResponse fields): prompt and
+   * completion tokens summed over its chat completions (null when the model server reported none), and the
+   * model that answered.
+   */
+  in_token: z.number().int().nonnegative().nullable().default(null),
+  out_token: z.number().int().nonnegative().nullable().default(null),
+  model: z.string().nullable().default(null),
 });
 export type AgentResponse = z.output<typeof AgentResponse>;
 

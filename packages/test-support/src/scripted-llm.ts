@@ -21,6 +21,10 @@ export interface ScriptedReply {
   content?: string;
   tool_calls?: Array<{ name: string; arguments: string | object }>;
   delayMs?: number;
+  /** The token counts the completion reports (default: 10 per message sent, 5 per completion); null reports none. */
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
+  /** The model the completion names (default: the one asked for). */
+  model?: string;
 }
 export type ScriptedTurn = ScriptedReply | ((request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>);
 
@@ -107,11 +111,12 @@ export class ScriptedLlm {
       type: "function",
       function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
     }));
+    const usage = reply.usage === undefined ? { prompt_tokens: 10 * chat.messages.length, completion_tokens: 5 } : reply.usage;
     return {
       id: `chatcmpl-${this.callCounter}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
-      model: chat.model,
+      model: reply.model ?? chat.model,
       choices: [
         {
           index: 0,
@@ -119,7 +124,7 @@ export class ScriptedLlm {
           message: { role: "assistant", content: reply.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
         },
       ],
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
     };
   }
 }

@@ -3,10 +3,13 @@ import { TraceAttr, type TraceContext, type TraceScope, traced, tracedStream } f
 import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
+import { type RunUsage, UsageTally } from "./llm/usage-tally.js";
 import type { RunStore } from "./run-store/index.js";
 import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
 
-export type AgentEvent = { kind: "thought" | "observation" | "answer" | "error"; content: string };
+/** One step of a run; the last (answer or error) also says what the run's LLM calls used. */
+export type AgentEvent =
+  { kind: "thought" | "observation"; content: string } | { kind: "answer" | "error"; content: string; usage?: RunUsage };
 
 export interface RunInput {
   runId: string;
@@ -17,6 +20,9 @@ export interface RunInput {
   /** The span the run continues (the agent request's); the run's own span once it has started. */
   trace?: TraceContext | undefined;
 }
+
+/** A run under way: its input and the tally of its LLM use. */
+type Running = RunInput & { usage: UsageTally };
 
 export interface AgentLoopOptions {
   model: ChatModel;
@@ -45,11 +51,11 @@ export class AgentLoop {
       "toolmesh.agent.mode": this.options.mode,
     };
     return tracedStream("agent run", { attributes, parent: input.trace }, (scope) =>
-      this.runSteps({ ...input, trace: scope.context }, scope),
+      this.runSteps({ ...input, trace: scope.context, usage: new UsageTally() }, scope),
     );
   }
 
-  private async *runSteps(input: RunInput, scope: TraceScope): AsyncGenerator<AgentEvent> {
+  private async *runSteps(input: Running, scope: TraceScope): AsyncGenerator<AgentEvent> {
     const tools = new Map(input.revision.tools.map((t) => [t.name, t]));
     const specs: ToolSpec[] = input.revision.tools.map((t) => ({
       name: t.name,
@@ -67,7 +73,7 @@ export class AgentLoop {
             // Recorded before it is handed on (and sent): an answer the caller got is never lost with a
             // process killed right after sending it, which another replica would mark failed.
             await store.finish(input.runId, { answer: event.content });
-            yield event;
+            yield { ...event, usage: input.usage.total };
             return;
           }
           yield event;
@@ -79,12 +85,12 @@ export class AgentLoop {
       scope.setOutcome("error", "agent-error");
       await store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
       await store.finish(input.runId, { error: message });
-      yield { kind: "error", content: message };
+      yield { kind: "error", content: message, usage: input.usage.total };
     }
   }
 
   /** Native tool calling: each yielded batch is one model turn and what came of it. */
-  private async *native(input: RunInput, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
+  private async *native(input: Running, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
     const messages: ChatMessage[] = [
       { role: "system", content: NATIVE_SYSTEM_PROMPT },
       { role: "user", content: input.question },
@@ -109,7 +115,7 @@ export class AgentLoop {
   }
 
   /** ReAct text mode for models without tool calling. */
-  private async *react(input: RunInput, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
+  private async *react(input: Running, tools: Map<string, CatalogTool>, specs: ToolSpec[]): AsyncGenerator<AgentEvent[]> {
     const messages: ChatMessage[] = [
       { role: "system", content: reactSystemPrompt(specs) },
       { role: "user", content: input.question },
@@ -138,12 +144,15 @@ export class AgentLoop {
     }
   }
 
-  private async ask(input: RunInput, messages: ChatMessage[], specs?: ToolSpec[]) {
+  private async ask(input: Running, messages: ChatMessage[], specs?: ToolSpec[]) {
+    let completion;
     try {
-      return await this.options.model.complete(messages, specs, input.trace);
+      completion = await this.options.model.complete(messages, specs, input.trace);
     } catch (err) {
       throw new Error(`LLM call failed: ${(err as Error).message}`);
     }
+    input.usage.add(completion);
+    return completion;
   }
 
   /** Runs one tool call and returns the observation text; records the call and its outcome (and traces it). */

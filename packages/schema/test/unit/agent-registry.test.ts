@@ -22,9 +22,20 @@ describe("agent wire", () => {
         error: null,
         run_id: "r1",
         catalog_revision: 2,
+        in_token: message_type === "answer" ? 120 : null,
+        out_token: message_type === "answer" ? 14 : null,
+        model: message_type === "answer" ? "llama3" : null,
       };
       expect(AgentResponse.parse(response)).toEqual(response);
     }
+  });
+
+  it("reads a TrustGraph agent response without toolmesh's or the usage fields", () => {
+    expect(AgentResponse.parse({ message_type: "answer", content: "a", end_of_dialog: true })).toMatchObject({
+      in_token: null,
+      out_token: null,
+      model: null,
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { RequestContext } from "@toolmesh/pulsar";
 import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
+import type { RunUsage } from "../llm/usage-tally.js";
 import type { CatalogClient } from "../catalog-client.js";
 import type { RunStore } from "../run-store/index.js";
 
@@ -16,7 +17,11 @@ export interface AgentHandlerDeps {
 
 export const NO_LLM_MESSAGE = "no LLM configured: set OPENAI_BASE_URL and OPENAI_MODEL for the agent service";
 
-function errorReply(message: string, runId: string | null, revision: number | null): Reply {
+/** TrustGraph's usage fields of a run's last message. */
+const usageFields = (usage: RunUsage | undefined) =>
+  usage ? { in_token: usage.inTokens, out_token: usage.outTokens, model: usage.model } : {};
+
+function errorReply(message: string, runId: string | null, revision: number | null, usage?: RunUsage): Reply {
   return {
     message_type: "error",
     content: message,
@@ -25,6 +30,7 @@ function errorReply(message: string, runId: string | null, revision: number | nu
     error: { type: ErrorType.agentError, message },
     run_id: runId,
     catalog_revision: revision,
+    ...usageFields(usage),
   };
 }
 
@@ -62,7 +68,7 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
         const last = event.kind === "answer" || event.kind === "error";
         if (!request.streaming && !last) continue;
         if (event.kind === "error") {
-          yield errorReply(event.content, runId, revision.revision_number);
+          yield errorReply(event.content, runId, revision.revision_number, event.usage);
           continue;
         }
         yield {
@@ -73,6 +79,7 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
           error: null,
           run_id: runId,
           catalog_revision: revision.revision_number,
+          ...(event.kind === "answer" ? usageFields(event.usage) : {}),
         };
       }
     })();

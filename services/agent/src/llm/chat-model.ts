@@ -22,6 +22,10 @@ export type ChatMessage =
 export interface Completion {
   content: string | null;
   toolCalls: ToolCall[];
+  /** Tokens the model server counted for this completion; null when it reported none. */
+  usage: { inTokens: number; outTokens: number } | null;
+  /** The model that answered, as the server names it (else the one asked for). */
+  model: string;
 }
 
 /** What the agent needs from an LLM: one chat completion, optionally with tools offered, in the span `trace`. */
@@ -53,7 +57,13 @@ export class OpenAiChatModel implements ChatModel {
     };
     return traced("llm chat", { kind: SpanKind.CLIENT, attributes, parent: trace }, async (scope) => {
       const completion = await this.ask(messages, tools, scope.context);
-      scope.set({ "toolmesh.llm.tool_calls": completion.toolCalls.length });
+      scope.set({
+        "toolmesh.llm.tool_calls": completion.toolCalls.length,
+        "gen_ai.response.model": completion.model,
+        ...(completion.usage
+          ? { "gen_ai.usage.input_tokens": completion.usage.inTokens, "gen_ai.usage.output_tokens": completion.usage.outTokens }
+          : {}),
+      });
       return completion;
     });
   }
@@ -80,7 +90,8 @@ export class OpenAiChatModel implements ChatModel {
     const toolCalls = (message.tool_calls ?? []).flatMap((call) =>
       call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
     );
-    return { content: message.content ?? null, toolCalls };
+    const usage = response.usage ? { inTokens: response.usage.prompt_tokens, outTokens: response.usage.completion_tokens } : null;
+    return { content: message.content ?? null, toolCalls, usage, model: response.model || this.options.model };
   }
 }
 

@@ -16,14 +16,15 @@ import { requestTopic, responseTopic } from "@toolmesh/test-support";
 // talking over the in-memory bus, and the run recorded in a real RunStore.
 
 /** Answers from a script, one completion per turn, and keeps what it was sent. */
+type Turn = Pick<Completion, "content" | "toolCalls"> & Partial<Completion>;
 class ScriptedModel implements ChatModel {
   readonly seen: { messages: ChatMessage[]; tools: ToolSpec[] | undefined }[] = [];
-  constructor(private readonly turns: Completion[]) {}
+  constructor(private readonly turns: Turn[]) {}
   async complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
     this.seen.push({ messages: structuredClone(messages), tools });
     const turn = this.turns.shift();
     if (!turn) throw new Error("the script has no more turns");
-    return turn;
+    return { usage: null, model: "scripted", ...turn };
   }
 }
 
@@ -56,9 +57,9 @@ const loopOf = (model: ChatModel) =>
 describe("AgentLoop on the in-memory bus", () => {
   it("reports bad arguments to the model, calls the tool with the corrected ones, records the run", async () => {
     const model = new ScriptedModel([
-      { content: null, toolCalls: [{ id: "c1", name: "shout", arguments: '{"words": "hi"}' }] },
-      { content: null, toolCalls: [{ id: "c2", name: "shout", arguments: '{"text": "hi"}' }] },
-      { content: "It says HI!", toolCalls: [] },
+      { content: null, toolCalls: [{ id: "c1", name: "shout", arguments: '{"words": "hi"}' }], usage: { inTokens: 10, outTokens: 2 } },
+      { content: null, toolCalls: [{ id: "c2", name: "shout", arguments: '{"text": "hi"}' }], usage: { inTokens: 12, outTokens: 3 } },
+      { content: "It says HI!", toolCalls: [], usage: { inTokens: 20, outTokens: 4 }, model: "m-2" },
     ]);
     const loop = loopOf(model);
     await store.begin({
@@ -72,7 +73,8 @@ describe("AgentLoop on the in-memory bus", () => {
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r1", user: "alice", question: "shout hi", revision })) events.push(event);
 
-    expect(events.at(-1)).toEqual({ kind: "answer", content: "It says HI!" });
+    // The answer says what the run's three completions used, summed, and the model that answered last.
+    expect(events.at(-1)).toEqual({ kind: "answer", content: "It says HI!", usage: { inTokens: 42, outTokens: 9, model: "m-2" } });
     const observations = events.filter((e) => e.kind === "observation").map((e) => e.content);
     expect(observations).toHaveLength(2);
     expect(observations[0]).toMatch(/text/); // names the missing or unexpected property
@@ -98,12 +100,22 @@ describe("AgentLoop on the in-memory bus", () => {
     expect(statusWhenYielded).toEqual(["answered"]);
   });
 
+  it("leaves the token counts unknown (null) when the model server reports no usage", async () => {
+    const loop = loopOf(new ScriptedModel([{ content: "no counts", toolCalls: [] }]));
+    await store.begin({ run_id: "r4", user: "dan", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const events: AgentEvent[] = [];
+    for await (const event of loop.run({ runId: "r4", user: "dan", question: "?", revision })) events.push(event);
+    expect(events).toEqual([{ kind: "answer", content: "no counts", usage: { inTokens: null, outTokens: null, model: "scripted" } }]);
+  });
+
   it("ends the run with an error event when the model fails, and records it", async () => {
     const loop = loopOf(new ScriptedModel([]));
     await store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r2", user: "bob", question: "?", revision })) events.push(event);
-    expect(events).toEqual([{ kind: "error", content: "LLM call failed: the script has no more turns" }]);
+    expect(events).toEqual([
+      { kind: "error", content: "LLM call failed: the script has no more turns", usage: { inTokens: null, outTokens: null, model: null } },
+    ]);
     expect(await store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
   });
 });

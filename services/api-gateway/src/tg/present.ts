@@ -47,7 +47,8 @@ function presentMcpTool(reply: Reply): Reply {
 
 /**
  * Agent (`AgentResponseTranslator.encode`): message_type and content when non-empty, end_of_message and
- * end_of_dialog always, error as {type, message}; toolmesh's run_id and catalog_revision when set.
+ * end_of_dialog always, error as {type, message}, in_token, out_token and model when set; toolmesh's run_id
+ * and catalog_revision when set.
  */
 function presentAgent(reply: Reply): Reply {
   const out: Reply = {};
@@ -59,6 +60,8 @@ function presentAgent(reply: Reply): Reply {
   if (error) out.error = error;
   if (reply.run_id) out.run_id = reply.run_id;
   if (reply.catalog_revision !== null && reply.catalog_revision !== undefined) out.catalog_revision = reply.catalog_revision;
+  for (const field of ["in_token", "out_token", "model"] as const)
+    if (reply[field] !== null && reply[field] !== undefined) out[field] = reply[field];
   return out;
 }
 
