@@ -1,6 +1,6 @@
 import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { RequestTimeoutError } from "@toolmesh/pulsar";
+import { MessageTooLargeError, RequestTimeoutError } from "@toolmesh/pulsar";
 import { ErrorType } from "@toolmesh/schema";
 import type { ArgumentValidator } from "../argument-validator.js";
 import { type BindingInvoker, ToolFailure } from "../binding-invoker.js";
@@ -109,6 +109,11 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
         const where = tool.binding.kind === "tool-service" ? tool.binding.request_topic : "the mcp-tool service";
         const reason = `no answer from ${where} within ${deps.callTimeoutMs} ms (is it running?)`;
         return finish("timeout", errorResult(`tool ${name} timed out: ${reason}`), reason);
+      }
+      // Arguments too large for a broker message are the caller's to fix: no warning, no stack trace.
+      if (err instanceof MessageTooLargeError) {
+        const reason = `could not call it: ${err.message}`;
+        return finish("invalid-arguments", errorResult(`tool ${name} failed: ${reason}`), reason);
       }
       const reason = err instanceof ToolFailure ? err.message : `could not call it: ${(err as Error).message}`;
       if (!(err instanceof ToolFailure)) deps.logger.warn({ err, tool: name }, "tool call failed");

@@ -172,6 +172,10 @@ describe("MCP edge cases from clients nobody here wrote", () => {
       /^tool tell-pun failed: could not call it: a request of \d+ bytes for non-persistent:\/\/[^ ]+\/request\/joke exceeds the limit of \d+ bytes$/,
     );
     expect(after).toEqual({ result: { content: [{ type: "text", text: PUN_CATS }] } });
+    // The caller's arguments were too large: its call-log line says so, with no warning and stack trace.
+    const logs = system.processes.get("mcp-server")!.logs.split("\n");
+    expect(logs.filter((line) => line.includes('"tool call failed"'))).toEqual([]);
+    expect(logs.some((line) => line.includes('"outcome":"invalid-arguments"') && line.includes("exceeds the limit"))).toBe(true);
   });
 
   it("a session deleted and then used again: 404 with -32001 'session not found' (Python SDK and raw HTTP)", async () => {
