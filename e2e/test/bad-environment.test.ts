@@ -29,4 +29,27 @@ describe("a bad environment", () => {
     expect(lines[0]).toContain(`TOOLMESH_TENANT="a/b": a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'`);
     expect(result.stdout).toBe("");
   });
+
+  // The Pulsar settings checked after parsing (files that must be readable, variables that go in pairs)
+  // are the same kind of mistake and must read the same way, not as a stack trace.
+  it.each(services)("%s names an unreadable TLS file and a certificate without its key in one line", (service) => {
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
+      env: {
+        PATH: process.env.PATH,
+        HTTP_PORT: "0",
+        PULSAR_SERVICE_URL: "pulsar+ssl://127.0.0.1:1",
+        PULSAR_TLS_CA_FILE: "/nonexistent/ca.pem",
+        PULSAR_TLS_CERT_FILE: "/nonexistent/client.pem",
+      },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines).toEqual([
+      `${service}: invalid environment: PULSAR_TLS_KEY_FILE: a client certificate needs both PULSAR_TLS_CERT_FILE and PULSAR_TLS_KEY_FILE; ` +
+        `PULSAR_TLS_CA_FILE="/nonexistent/ca.pem": cannot read it (ENOENT); PULSAR_TLS_CERT_FILE="/nonexistent/client.pem": cannot read it (ENOENT)`,
+    ]);
+    expect(result.stdout).toBe("");
+  });
 });

@@ -1,6 +1,7 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
 import { createLogger } from "./logger.js";
+import { pulsarSettings } from "./pulsar-settings.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 import { Tracing, tracingSettings } from "./tracing.js";
 
@@ -19,6 +20,8 @@ export async function startService<E extends BaseEnv>(
   let env: E;
   try {
     env = loadEnv();
+    // The Pulsar settings the runtime derives (files to read, variables that go in pairs) fail the same way.
+    pulsarSettings(env);
   } catch (err) {
     if (!(err instanceof EnvError)) throw err;
     process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
