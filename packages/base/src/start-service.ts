@@ -35,6 +35,16 @@ export async function startService<E extends BaseEnv>(
   if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();
   await build(runtime, env);
-  await runtime.listen();
+  try {
+    await runtime.listen();
+  } catch (err) {
+    // A port taken or a host that does not resolve: settings, so said like a bad environment.
+    const reason = err instanceof Error ? err.message : String(err);
+    process.stderr.write(
+      `${name}: cannot listen on HTTP_HOST=${JSON.stringify(env.HTTP_HOST)} HTTP_PORT=${JSON.stringify(String(env.HTTP_PORT))}: ${reason}\n`,
+    );
+    await runtime.stop();
+    process.exit(1);
+  }
   return runtime;
 }
