@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { parse, parseAllDocuments } from "yaml";
 import { ServiceMetrics, createHttpServer, createLogger, parseEnv } from "@toolmesh/base";
 import { ServicePorts, type ServiceWithPort } from "@toolmesh/schema";
@@ -21,7 +20,7 @@ const repo = resolve(import.meta.dirname, "../../..");
 const read = (path: string) => readFileSync(resolve(repo, path), "utf8");
 const services = Object.keys(ServicePorts).sort() as ServiceWithPort[];
 
-const schemas: Record<ServiceWithPort, z.ZodObject> = {
+const schemas = {
   agent: AgentEnv,
   "api-gateway": GatewayEnv,
   config: ConfigEnv,
@@ -29,7 +28,7 @@ const schemas: Record<ServiceWithPort, z.ZodObject> = {
   "mcp-server": McpServerEnv,
   "mcp-tool": McpToolEnv,
   "tool-registry": RegistryEnv,
-};
+} satisfies Record<ServiceWithPort, unknown>;
 /** The services that keep state, and so read DATABASE_URL (docs: "config, tool-registry, agent"). */
 const stateful = ["agent", "config", "tool-registry"];
 /** Secrets without which a service must not start in a deployment (docs: "compose and the manifests require it"). */
