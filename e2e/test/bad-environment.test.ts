@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServicePorts } from "@toolmesh/schema";
-import { REPO_ROOT } from "@toolmesh/test-support";
+import { REPO_ROOT, brokerEnv, useBroker } from "@toolmesh/test-support";
 
 // An operator's typo must be one readable line naming the variable, and a non-zero exit, before the
 // service touches the broker: every service goes through startService() for that.
@@ -28,5 +29,52 @@ describe("a bad environment", () => {
     // The tenant rule is @toolmesh/schema's (TenantName), said in words.
     expect(lines[0]).toContain(`TOOLMESH_TENANT="a/b": a tenant name: 1-64 of A-Z, a-z, 0-9, '_', '-'`);
     expect(result.stdout).toBe("");
+  });
+
+  // The Pulsar settings checked after parsing (files that must be readable, variables that go in pairs)
+  // are the same kind of mistake and must read the same way, not as a stack trace.
+  it.each(services)("%s names an unreadable TLS file and a certificate without its key in one line", (service) => {
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
+      env: {
+        PATH: process.env.PATH,
+        HTTP_PORT: "0",
+        PULSAR_SERVICE_URL: "pulsar+ssl://127.0.0.1:1",
+        PULSAR_TLS_CA_FILE: "/nonexistent/ca.pem",
+        PULSAR_TLS_CERT_FILE: "/nonexistent/client.pem",
+      },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines).toEqual([
+      `${service}: invalid environment: PULSAR_TLS_KEY_FILE: a client certificate needs both PULSAR_TLS_CERT_FILE and PULSAR_TLS_KEY_FILE; ` +
+        `PULSAR_TLS_CA_FILE="/nonexistent/ca.pem": cannot read it (ENOENT); PULSAR_TLS_CERT_FILE="/nonexistent/client.pem": cannot read it (ENOENT)`,
+    ]);
+    expect(result.stdout).toBe("");
+  });
+
+  // HTTP_HOST and HTTP_PORT are only tried when the server listens, after the broker is reached: a port
+  // taken by another process (or a host that does not resolve) is still a setting to name, not a crash.
+  it("a service whose HTTP_PORT is taken says so in one line naming the variables, and exits 1", async () => {
+    const broker = await useBroker();
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, "127.0.0.1", done));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const child = spawn(process.execPath, [resolve(REPO_ROOT, "services/joke-service/dist/main.js")], {
+        env: { PATH: process.env.PATH, ...brokerEnv(broker), HTTP_PORT: String(port), JOKE_ANNOUNCE: "false", BROKER_DROPS_POLL_MS: "0" },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += String(chunk)));
+      const status = await new Promise<number | null>((done) => child.on("exit", done));
+      expect(status).toBe(1);
+      expect(stderr.trimEnd().split("\n")).toEqual([
+        `joke-service: cannot listen on HTTP_HOST="127.0.0.1" HTTP_PORT="${port}": listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      ]);
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -12,7 +12,10 @@ export type Db = postgres.ISql;
  * folder (one replica).
  */
 export const DatabaseEnv = z.object({
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres://user:password@host:port/database URL" }).optional(),
+  // A host is required: the driver reads `postgres:user@db/x` (no `//`) as no host and quietly uses localhost.
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, hostname: /./, error: "must be a postgres://user:password@host:port/database URL" })
+    .optional(),
   /** Connections one process keeps at most. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Seconds allowed to open one connection. */

@@ -46,6 +46,8 @@ export const BaseEnv = z.object({
   /** Messages a consumer may hold ahead of its handlers (binary transport; the WebSocket API caps it at 1000). */
   PULSAR_RECEIVER_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** `json` keeps JSON lines on a terminal too (createLogger reads it); unset: pretty only on a terminal. */
+  LOG_FORMAT: z.enum(["json"], { message: "must be json, or unset (JSON lines unless stdout is a terminal)" }).optional(),
   /** Address the service's HTTP server (health, metrics, routes) binds. */
   HTTP_HOST: z.string().default("127.0.0.1"),
   HTTP_PORT: port,

@@ -2,6 +2,7 @@ import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
 import { httpPortProblem } from "./http-port.js";
 import { createLogger } from "./logger.js";
+import { pulsarSettings } from "./pulsar-settings.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 import { Tracing, tracingSettings } from "./tracing.js";
 
@@ -20,6 +21,8 @@ export async function startService<E extends BaseEnv>(
   let env: E;
   try {
     env = loadEnv();
+    // The Pulsar settings the runtime derives (files to read, variables that go in pairs) fail the same way.
+    pulsarSettings(env);
   } catch (err) {
     if (!(err instanceof EnvError)) throw err;
     process.stderr.write(`${name}: invalid environment: ${err.problems.join("; ")}\n`);
@@ -38,6 +41,16 @@ export async function startService<E extends BaseEnv>(
   if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();
   await build(runtime, env);
-  await runtime.listen();
+  try {
+    await runtime.listen();
+  } catch (err) {
+    // A port taken or a host that does not resolve: settings, so said like a bad environment.
+    const reason = err instanceof Error ? err.message : String(err);
+    process.stderr.write(
+      `${name}: cannot listen on HTTP_HOST=${JSON.stringify(env.HTTP_HOST)} HTTP_PORT=${JSON.stringify(String(env.HTTP_PORT))}: ${reason}\n`,
+    );
+    await runtime.stop();
+    process.exit(1);
+  }
   return runtime;
 }

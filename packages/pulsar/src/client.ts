@@ -178,8 +178,9 @@ export class PulsarClient {
     const open = async (): Promise<ConsumerChannel> => {
       const channel = new AckTarget();
       const onMessage = (message: IncomingMessage) => {
-        // While stopping, leave the message unacked: the broker gives it to another consumer.
-        if (stopping) return;
+        // While stopping, leave a persistent message unacked: the broker gives it to another consumer. A
+        // non-persistent one is never given again, so it is handled like any other (see close()).
+        if (stopping && !ackOnReceipt) return;
         if (ackOnReceipt) channel.ack(message.messageId);
         if (limiter.active + limiter.queued >= maxBacklog) void overflow.run(() => settle(message, channel, options.onOverload!));
         else void limiter.run(() => settle(message, channel, handler));
@@ -202,9 +203,17 @@ export class PulsarClient {
       },
       close: async () => {
         stopping = true;
-        await Promise.all([limiter.idle(), overflow.idle()]);
         // Out of the set first: a subscription being closed must not make the client look disconnected.
         this.subscriptions.delete(subscription);
+        if (ackOnReceipt) {
+          // Non-persistent: what the broker dispatched here is lost unless handled here, and it dispatches
+          // until it has closed the consumers. So close them first (what arrives meanwhile is handled), then
+          // finish the work in hand; a sibling replica gets everything after.
+          await Promise.all(consumers.map((c) => c.close()));
+          await Promise.all([limiter.idle(), overflow.idle()]);
+          return;
+        }
+        await Promise.all([limiter.idle(), overflow.idle()]);
         await Promise.all(consumers.map((c) => c.close()));
       },
     };

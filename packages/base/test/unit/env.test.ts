@@ -49,6 +49,19 @@ describe("parseEnv", () => {
     expect(message).not.toContain("hunter2");
   });
 
+  it("refuses a DATABASE_URL without a host (the driver would quietly use localhost:5432)", () => {
+    const StoreEnv = ServiceEnv.extend(DatabaseEnv.shape);
+    expect(() => parseEnv(StoreEnv, { DATABASE_URL: "postgres:tm:pw@db:5432/toolmesh" })).toThrow(
+      /^invalid environment:\n {2}DATABASE_URL="postgres:tm:pw@db:5432\/toolmesh": must be a postgres:\/\//,
+    );
+  });
+
+  it("takes LOG_FORMAT json or nothing, and refuses a typo", () => {
+    expect(parseEnv(ServiceEnv, { LOG_FORMAT: "json" }).LOG_FORMAT).toBe("json");
+    expect(parseEnv(ServiceEnv, {}).LOG_FORMAT).toBeUndefined();
+    expect(() => parseEnv(ServiceEnv, { LOG_FORMAT: "jsno" })).toThrow(/LOG_FORMAT="jsno": must be json/);
+  });
+
   it("refuses a port out of range", () => {
     expect(() => parseEnv(ServiceEnv, { HTTP_PORT: "70000" })).toThrow(/HTTP_PORT="70000"/);
   });
