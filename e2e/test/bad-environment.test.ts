@@ -71,7 +71,7 @@ describe("a bad environment", () => {
       const status = await new Promise<number | null>((done) => child.on("exit", done));
       expect(status).toBe(1);
       expect(stderr.trimEnd().split("\n")).toEqual([
-        `joke-service: cannot listen on HTTP_HOST="127.0.0.1" HTTP_PORT="${port}": listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+        `joke-service: cannot listen on HTTP_HOST="127.0.0.1" HTTP_PORT="${port}": listen EADDRINUSE: address already in use 127.0.0.1:${port} (another process is listening there; set HTTP_PORT to a free port)`,
       ]);
     } finally {
       taken.close();

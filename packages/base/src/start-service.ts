@@ -1,6 +1,6 @@
 import { EnvError } from "@toolmesh/schema";
 import type { BaseEnv } from "./env.js";
-import { httpPortProblem } from "./http-port.js";
+import { httpPortProblem, listenProblem } from "./http-port.js";
 import { createLogger } from "./logger.js";
 import { pulsarSettings } from "./pulsar-settings.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
@@ -9,7 +9,9 @@ import { Tracing, tracingSettings } from "./tracing.js";
 /**
  * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
  * on stderr and exit status 1, before anything starts), make the runtime, let `build` wire the service,
- * then listen. The HTTP port is checked free first, so a clash stops the process before it takes work. Tests skip this and call the service's build function on a runtime of their own.
+ * then listen. The HTTP port is checked free first (one line and exit status 1 when it is not), so a clash
+ * stops the process before it takes work. Tests skip this and call the service's build function on a
+ * runtime of their own.
  */
 export async function startService<E extends BaseEnv>(
   name: string,
@@ -44,11 +46,8 @@ export async function startService<E extends BaseEnv>(
   try {
     await runtime.listen();
   } catch (err) {
-    // A port taken or a host that does not resolve: settings, so said like a bad environment.
-    const reason = err instanceof Error ? err.message : String(err);
-    process.stderr.write(
-      `${name}: cannot listen on HTTP_HOST=${JSON.stringify(env.HTTP_HOST)} HTTP_PORT=${JSON.stringify(String(env.HTTP_PORT))}: ${reason}\n`,
-    );
+    // Taken between the check above and now: said the same way.
+    process.stderr.write(`${name}: ${listenProblem(env.HTTP_HOST, env.HTTP_PORT, err)}\n`);
     await runtime.stop();
     process.exit(1);
   }

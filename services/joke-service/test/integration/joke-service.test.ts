@@ -127,7 +127,7 @@ describe("joke-service as a process on the real broker", () => {
       child.stderr.on("data", (d: Buffer) => (output += d.toString()));
       const [code] = (await once(child, "exit")) as [number | null];
       expect(code).toBe(1);
-      expect(output).toContain(`joke-service: HTTP_PORT ${port} on HTTP_HOST 127.0.0.1 cannot be used (EADDRINUSE)`);
+      expect(output).toContain(`joke-service: cannot listen on HTTP_HOST="127.0.0.1" HTTP_PORT="${port}": listen EADDRINUSE`);
       expect(output).not.toMatch(/serving requests|announced manifest/);
       // The first process's announcement for this file's topic arrives; none ever names the clash topic.
       await waitFor(() => announcements.some((a) => announcedTopics(a).includes(requestTopic(topic))), { description: "an announcement" });
