@@ -46,6 +46,7 @@ export class ServiceRuntime {
   private readonly subscriptions = new Set<Subscription>();
   private readonly shutdownHooks: ShutdownHook[] = [];
   private stopping: Promise<void> | undefined;
+  private readonly stopBegun = new AbortController();
   private readonly tracing: Tracing | undefined;
 
   constructor(options: RuntimeOptions) {
@@ -104,6 +105,14 @@ export class ServiceRuntime {
     return view;
   }
 
+  /**
+   * Aborted when stop() begins, before the work in hand is waited for: work that may outlast
+   * SHUTDOWN_TIMEOUT_MS (an agent run waiting on a slow LLM) listens to wind down in time.
+   */
+  get stopSignal(): AbortSignal {
+    return this.stopBegun.signal;
+  }
+
   /** Runs on stop, after request subscriptions have finished their work, newest first. */
   onShutdown(hook: ShutdownHook): void {
     this.shutdownHooks.push(hook);
@@ -149,6 +158,7 @@ export class ServiceRuntime {
   }
 
   private async doStop(): Promise<void> {
+    this.stopBegun.abort();
     this.brokerDrops.stop();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
     for (const hook of [...this.shutdownHooks].reverse()) {

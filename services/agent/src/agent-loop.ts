@@ -9,7 +9,10 @@ import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
 
 /** One step of a run; the last (answer or error) also says what the run's LLM calls used. */
 export type AgentEvent =
-  { kind: "thought" | "observation"; content: string } | { kind: "answer" | "error"; content: string; usage?: RunUsage };
+  | { kind: "thought" | "observation"; content: string }
+  | { kind: "answer"; content: string; usage?: RunUsage }
+  /** `errorType`: the wire error's type when not agent-error (`unavailable`: cut short, ask again). */
+  | { kind: "error"; content: string; usage?: RunUsage; errorType?: string };
 
 export interface RunInput {
   runId: string;
@@ -31,6 +34,32 @@ export interface AgentLoopOptions {
   mode: "native" | "react";
   maxIterations: number;
   logger: Logger;
+  /**
+   * Aborted when this instance must end the runs in hand (it is stopping and its SHUTDOWN_TIMEOUT_MS is
+   * near): each ends at once as failed, answered `unavailable`, instead of being cut off with no answer.
+   */
+  windDown?: AbortSignal;
+}
+
+/** A run ended by `windDown`: the caller may ask again (another instance, or this one restarted). */
+class RunCutShort extends Error {}
+const CUT_SHORT = "the agent instance is stopping and cut this run short before its shutdown timeout (SHUTDOWN_TIMEOUT_MS); ask again";
+
+/**
+ * A promise that rejects with RunCutShort when `signal` aborts (never without one), and `done()` to stop
+ * listening once the run has ended (the signal lives as long as the process; runs must not pile up on it).
+ */
+function cutShort(signal: AbortSignal | undefined): { stopping: Promise<never>; done: () => void } {
+  let done = () => {};
+  const stopping = new Promise<never>((_resolve, reject) => {
+    if (!signal) return;
+    if (signal.aborted) return reject(new RunCutShort(CUT_SHORT));
+    const abort = () => reject(new RunCutShort(CUT_SHORT));
+    signal.addEventListener("abort", abort, { once: true });
+    done = () => signal.removeEventListener("abort", abort);
+  });
+  stopping.catch(() => undefined);
+  return { stopping, done };
 }
 
 const NATIVE_SYSTEM_PROMPT = "You answer the user's question. Use the tools offered when they help; answer in plain text when done.";
@@ -63,10 +92,12 @@ export class AgentLoop {
       parameters: t.parameters_schema,
     }));
     const { store, maxIterations } = this.options;
+    const { stopping, done } = cutShort(this.options.windDown);
     try {
       const steps = this.options.mode === "native" ? this.native(input, tools, specs) : this.react(input, tools, specs);
       for (let iteration = 1; iteration <= maxIterations; iteration++) {
-        const next = await steps.next();
+        // The step in flight (an LLM or tool call) is left behind when the instance winds down.
+        const next = await Promise.race([steps.next(), stopping]);
         if (next.done) return;
         for (const event of next.value) {
           if (event.kind === "answer") {
@@ -82,10 +113,13 @@ export class AgentLoop {
       throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      scope.setOutcome("error", "agent-error");
+      const cut = err instanceof RunCutShort;
+      scope.setOutcome(cut ? "cut-short" : "error", cut ? "unavailable" : "agent-error");
       await store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
       await store.finish(input.runId, { error: message });
-      yield { kind: "error", content: message, usage: input.usage.total };
+      yield { kind: "error", content: message, usage: input.usage.total, ...(cut ? { errorType: "unavailable" } : {}) };
+    } finally {
+      done();
     }
   }
 

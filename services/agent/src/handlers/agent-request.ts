@@ -21,13 +21,19 @@ export const NO_LLM_MESSAGE = "no LLM configured: set OPENAI_BASE_URL and OPENAI
 const usageFields = (usage: RunUsage | undefined) =>
   usage ? { in_token: usage.inTokens, out_token: usage.outTokens, model: usage.model } : {};
 
-function errorReply(message: string, runId: string | null, revision: number | null, usage?: RunUsage): Reply {
+function errorReply(
+  message: string,
+  runId: string | null,
+  revision: number | null,
+  usage?: RunUsage,
+  type: string = ErrorType.agentError,
+): Reply {
   return {
     message_type: "error",
     content: message,
     end_of_message: true,
     end_of_dialog: true,
-    error: { type: ErrorType.agentError, message },
+    error: { type, message },
     run_id: runId,
     catalog_revision: revision,
     ...usageFields(usage),
@@ -68,7 +74,7 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
         const last = event.kind === "answer" || event.kind === "error";
         if (!request.streaming && !last) continue;
         if (event.kind === "error") {
-          yield errorReply(event.content, runId, revision.revision_number, event.usage);
+          yield errorReply(event.content, runId, revision.revision_number, event.usage, event.errorType);
           continue;
         }
         yield {

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "@toolmesh/test-support";
+import { RequestClient } from "@toolmesh/pulsar";
+import { AgentResponse } from "@toolmesh/schema";
+import { requestTopic, responseTopic, waitFor } from "@toolmesh/test-support";
 import { AgentSystem, jokeService, jokeTool } from "./system.js";
 
 // Issue 12 item 7: an agent killed mid-run used to leave the run `running` forever.
 
 const system = new AgentSystem();
 // Short beats so the test need not wait 30 s for the killed instance to count as gone.
-const instanceEnv = { AGENT_HEARTBEAT_INTERVAL_MS: "250", AGENT_INSTANCE_STALE_MS: "1500" };
+// A 4 s shutdown timeout: a run still in hand is cut short 0.8 s before it.
+const instanceEnv = { AGENT_HEARTBEAT_INTERVAL_MS: "250", AGENT_INSTANCE_STALE_MS: "1500", SHUTDOWN_TIMEOUT_MS: "4000" };
 const QUESTION = "Hang in the middle of the run";
 
 /** The instance id an agent process logged at start. */
@@ -57,4 +60,35 @@ describe("an agent instance killed mid-run", () => {
     await system.agentClient.close();
     expect(await asking).toBeInstanceOf(Error);
   }, 90_000);
+});
+
+describe("an agent instance stopped (SIGTERM) mid-run, as a rolling deploy does", () => {
+  it("answers the run unavailable before its shutdown timeout, records it failed, and exits 0", async () => {
+    const question = "Wait for a model that never answers";
+    system.llm.script(question, [() => new Promise(() => {})]);
+    // The test above closed the system's agent client.
+    const agent = await RequestClient.create(system.pulsar, {
+      requestTopic: requestTopic("agent"),
+      responseTopic: responseTopic("agent"),
+      responseSchema: AgentResponse,
+      timeoutMs: 30_000,
+    });
+    const asking = agent.request({ question, user: "alice", streaming: true }, { isLast: (r) => r.end_of_dialog });
+    await waitFor(() => system.llm.requestsFor(question).length > 0, { description: "the run to reach the LLM" });
+    const stopped = performance.now();
+    // Exit 0: the service stopped by itself, not killed by SHUTDOWN_TIMEOUT_MS (that exits 1).
+    expect(await system.agent.stop()).toBe(0);
+    expect(performance.now() - stopped).toBeLessThan(4_000);
+    const last = await asking;
+    expect(last.message_type).toBe("error");
+    expect(last.error).toEqual({
+      type: "unavailable",
+      message: expect.stringMatching(/^the agent instance is stopping and cut this run short/),
+    });
+
+    await system.replaceAgent({ ...instanceEnv, OPENAI_BASE_URL: system.llm.url, OPENAI_MODEL: "scripted" });
+    const run = await system.run(last.run_id!);
+    expect(run).toMatchObject({ status: "failed", error: last.error!.message });
+    await agent.close();
+  }, 60_000);
 });

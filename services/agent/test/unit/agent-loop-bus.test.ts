@@ -51,8 +51,16 @@ afterAll(async () => {
 });
 
 /** The loop under test: native tool calling, the bus's tool service and the shared store. */
-const loopOf = (model: ChatModel) =>
-  new AgentLoop({ model, invoker, store, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+const loopOf = (model: ChatModel, windDown?: AbortSignal) =>
+  new AgentLoop({
+    model,
+    invoker,
+    store,
+    mode: "native",
+    maxIterations: 5,
+    logger: pino({ level: "silent" }),
+    ...(windDown ? { windDown } : {}),
+  });
 
 describe("AgentLoop on the in-memory bus", () => {
   it("reports bad arguments to the model, calls the tool with the corrected ones, records the run", async () => {
@@ -106,6 +114,41 @@ describe("AgentLoop on the in-memory bus", () => {
     const events: AgentEvent[] = [];
     for await (const event of loop.run({ runId: "r4", user: "dan", question: "?", revision })) events.push(event);
     expect(events).toEqual([{ kind: "answer", content: "no counts", usage: { inTokens: null, outTokens: null, model: "scripted" } }]);
+  });
+
+  it("ends a run waiting on the model as unavailable when the instance winds down, and records it failed", async () => {
+    const windDown = new AbortController();
+    const hanging: ChatModel = { complete: () => new Promise(() => {}) };
+    await store.begin({ run_id: "r5", user: "eve", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const events: AgentEvent[] = [];
+    const running = (async () => {
+      for await (const event of loopOf(hanging, windDown.signal).run({ runId: "r5", user: "eve", question: "?", revision }))
+        events.push(event);
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual([]);
+    windDown.abort();
+    await running;
+    expect(events).toEqual([
+      {
+        kind: "error",
+        content: expect.stringMatching(/^the agent instance is stopping and cut this run short .*SHUTDOWN_TIMEOUT_MS.*; ask again$/),
+        errorType: "unavailable",
+        usage: { inTokens: null, outTokens: null, model: null },
+      },
+    ]);
+    expect(await store.get("r5")).toMatchObject({ status: "failed", error: expect.stringContaining("cut this run short") });
+    // A run after the wind-down is cut short at once.
+    await store.begin({ run_id: "r6", user: "eve", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const after: AgentEvent[] = [];
+    for await (const event of loopOf(new ScriptedModel([{ content: "late", toolCalls: [] }]), windDown.signal).run({
+      runId: "r6",
+      user: "eve",
+      question: "?",
+      revision,
+    }))
+      after.push(event);
+    expect(after).toMatchObject([{ kind: "error", errorType: "unavailable" }]);
   });
 
   it("ends the run with an error event when the model fails, and records it", async () => {
