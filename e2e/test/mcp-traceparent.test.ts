@@ -109,7 +109,19 @@ describe("the traceparent a real MCP server receives", () => {
     expect(header).not.toBe(NO_HEADER);
     const received = parseTraceparent(header!);
 
-    const spans = await spansOf(caller.traceId, ["gateway agent", "mcp call", PYTHON_SPAN]);
+    // Each process exports on its own: wait for every span of the chain (the agent's server span ends after
+    // its reply has reached the gateway, so it may arrive after the gateway's).
+    const spans = await spansOf(caller.traceId, [
+      "gateway agent",
+      "agent request",
+      "agent serve",
+      "agent run",
+      `tool-call ${TOOL}`,
+      "mcp-tool request",
+      "mcp-tool serve",
+      "mcp call",
+      PYTHON_SPAN,
+    ]);
     const gateway = one(spans, "gateway agent", "api-gateway");
     const mcpCall = one(spans, "mcp call", "mcp-tool");
     expectChain([
@@ -144,7 +156,7 @@ describe("the traceparent a real MCP server receives", () => {
     const reply = (await callTraced("mcp-tool", caller.traceparent, { name: TOOL, parameters: {} })) as { text?: string };
     const received = parseTraceparent(reply.text ?? "");
 
-    const spans = await spansOf(caller.traceId, ["gateway mcp-tool", "mcp call", PYTHON_SPAN]);
+    const spans = await spansOf(caller.traceId, ["gateway mcp-tool", "mcp-tool request", "mcp-tool serve", "mcp call", PYTHON_SPAN]);
     const mcpCall = one(spans, "mcp call", "mcp-tool");
     expectChain([
       { spanId: caller.spanId, name: "caller", service: "test" } as ReceivedSpan,

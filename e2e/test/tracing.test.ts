@@ -56,12 +56,12 @@ describe("one agent run's trace, received over OTLP", () => {
     const answer = (await response.json()) as { answer?: string; content?: string };
     expect(JSON.stringify(answer)).toContain(`Done: Echo: ${PUN}`);
 
-    // The gateway's span ends after the reply was sent on: waiting for it waits for the whole run.
+    // Each process exports on its own, and the agent's server span ends after its reply reached the
+    // gateway: wait for the gateway's and the agent's outermost spans, and the inner ones.
     const spans = await waitFor(
       () => {
         const trace = receiver.trace(traceId);
-        return trace.some((s) => s.name === "gateway agent") &&
-          trace.some((s) => s.name === "mcp call") &&
+        return ["gateway agent", "agent serve", "agent run", "mcp call"].every((name) => trace.some((s) => s.name === name)) &&
           trace.filter((s) => s.name === "llm chat").length === 3
           ? trace
           : undefined;

@@ -94,6 +94,12 @@ export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
 export const portSchema = port;
 
+/** A bearer token (GATEWAY_TOKEN): long enough not to be guessed, without whitespace (a header could never carry it). */
+export const bearerTokenSchema = z
+  .string()
+  .min(16, "use at least 16 characters (e.g. openssl rand -hex 32)")
+  .regex(/^\S+$/, "must not contain whitespace: no Authorization header could carry it");
+
 /** A topic's last part: requests on non-persistent://<tenant>/request/<name>. */
 export const topicNameSchema = z.string().regex(/^[A-Za-z0-9_.-]+$/, "a topic name: letters, digits, '_', '.', '-'");
 

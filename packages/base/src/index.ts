@@ -1,6 +1,6 @@
 export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
-export { BaseEnv, EnvError, ToolServiceEnv, type TracesSampler, parseEnv, portSchema, topicNameSchema } from "./env.js";
+export { BaseEnv, EnvError, ToolServiceEnv, type TracesSampler, bearerTokenSchema, parseEnv, portSchema, topicNameSchema } from "./env.js";
 export {
   DefinedToolService,
   defineTool,

@@ -1,19 +1,13 @@
 import { z } from "zod";
-import { BaseEnv, parseEnv, portSchema } from "@toolmesh/base";
+import { BaseEnv, bearerTokenSchema, parseEnv, portSchema } from "@toolmesh/base";
 import { ServicePorts } from "@toolmesh/schema";
 
 const milliseconds = z.coerce.number().int().positive();
 
-/** A bearer token: long enough not to be guessed, and without whitespace (a header could never carry it). */
-const bearerToken = z
-  .string()
-  .min(16, "use at least 16 characters (e.g. openssl rand -hex 32)")
-  .regex(/^\S+$/, "must not contain whitespace: no Authorization header could carry it");
-
 export const GatewayEnv = BaseEnv.extend({
   HTTP_PORT: portSchema.default(ServicePorts["api-gateway"]),
   /** Bearer token every /api/v1 route requires; unset = the gateway is open (trusted network only). */
-  GATEWAY_TOKEN: bearerToken.optional(),
+  GATEWAY_TOKEN: bearerTokenSchema.optional(),
   /** Time allowed for a reply (and between the replies of a tool-service stream). */
   GATEWAY_REQUEST_TIMEOUT_MS: milliseconds.default(30_000),
   /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseEnv, parseEnv } from "@toolmesh/base";
+import { BaseEnv, bearerTokenSchema, parseEnv } from "@toolmesh/base";
 import { ServicePorts } from "@toolmesh/schema";
 
 const milliseconds = z.coerce.number().int().positive();
@@ -13,10 +13,15 @@ const urlList = z
   )
   .pipe(z.array(z.url({ protocol: /^https?$/, error: "each entry must be an http(s) URL" })));
 
+/** An origin as browsers send it: scheme://host[:port], no path (`https://app.example.com`). */
+const origin = z.string().refine((text) => URL.canParse(text) && new URL(text).origin === text, {
+  error: (issue) => `'${String(issue.input)}' is not an origin: scheme://host[:port], e.g. https://app.example.com`,
+});
+
 export const McpServerEnv = BaseEnv.extend({
   HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(ServicePorts["mcp-server"]),
   /** The api-gateway's bearer token, with the same meaning here: every /mcp request needs it; unset = open. */
-  GATEWAY_TOKEN: z.string().min(1).optional(),
+  GATEWAY_TOKEN: bearerTokenSchema.optional(),
   /** OAuth authorization servers (comma-separated issuer URLs) named in the protected-resource metadata. */
   MCP_AUTHORIZATION_SERVERS: urlList.default([]),
   /** This server's public URL (e.g. https://tools.example.com/mcp): the `resource` of that metadata. */
@@ -33,6 +38,7 @@ export const McpServerEnv = BaseEnv.extend({
         .map((o) => o.trim().replace(/\/$/, ""))
         .filter(Boolean),
     )
+    .pipe(z.array(origin))
     .default([]),
   /** Time one tools/call may take, from the request to the tool's last reply. */
   MCP_CALL_TIMEOUT_MS: milliseconds.default(30_000),

@@ -32,6 +32,16 @@ describe("mcp-server env", () => {
     ]);
   });
 
+  it("refuses origins that are not scheme://host[:port], and a guessable or unsendable token (as the gateway does)", () => {
+    expect(() => loadEnv({ MCP_ALLOWED_ORIGINS: "https://app.example.com, app.example.com" })).toThrow(
+      /MCP_ALLOWED_ORIGINS.*'app.example.com' is not an origin/,
+    );
+    expect(() => loadEnv({ MCP_ALLOWED_ORIGINS: "https://app.example.com/login" })).toThrow(/is not an origin/);
+    expect(() => loadEnv({ GATEWAY_TOKEN: "short" })).toThrow(/GATEWAY_TOKEN.*at least 16 characters/);
+    expect(() => loadEnv({ GATEWAY_TOKEN: "sixteen chars with spaces" })).toThrow(/GATEWAY_TOKEN.*whitespace/);
+    expect(loadEnv({ GATEWAY_TOKEN: "0123456789abcdef" }).GATEWAY_TOKEN).toBe("0123456789abcdef");
+  });
+
   it("names every bad variable at once", () => {
     try {
       loadEnv({ MCP_PAGE_SIZE: "0", MCP_AUTHORIZATION_SERVERS: "ftp://x", MCP_CALL_TIMEOUT_MS: "soon" });
