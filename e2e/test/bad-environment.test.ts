@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServicePorts } from "@toolmesh/schema";
-import { REPO_ROOT, brokerEnv, useBroker } from "@toolmesh/test-support";
+import { REPO_ROOT, brokerEnv, freePort, testServerUrl, useBroker } from "@toolmesh/test-support";
 
 // An operator's typo must be one readable line naming the variable, and a non-zero exit, before the
 // service touches the broker: every service goes through startService() for that.
@@ -54,8 +54,8 @@ describe("a bad environment", () => {
     expect(result.stdout).toBe("");
   });
 
-  // HTTP_HOST and HTTP_PORT are only tried when the server listens, after the broker is reached: a port
-  // taken by another process (or a host that does not resolve) is still a setting to name, not a crash.
+  // HTTP_HOST and HTTP_PORT are tried before the service starts (and again when it listens): a port taken by
+  // another process (or a host that does not resolve) is still a setting to name, not a crash.
   it("a service whose HTTP_PORT is taken says so in one line naming the variables, and exits 1", async () => {
     const broker = await useBroker();
     const taken = createServer();
@@ -76,5 +76,37 @@ describe("a bad environment", () => {
     } finally {
       taken.close();
     }
+  });
+
+  // DATABASE_URL is only tried when the store opens: a server that is not there, or a database that does
+  // not exist on it, is a setting to name in one line (without the password), not a JSON crash log.
+  const stateful = ["config", "tool-registry", "agent"];
+  const run = async (service: string, databaseUrl: string) => {
+    const broker = await useBroker();
+    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
+      env: { PATH: process.env.PATH, ...brokerEnv(broker), HTTP_PORT: "0", DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_S: "5" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    return { status: result.status, lines: result.stderr.trimEnd().split("\n") };
+  };
+
+  it.each(stateful)("%s names DATABASE_URL in one line when nothing listens there", async (service) => {
+    const port = await freePort();
+    const { status, lines } = await run(service, `postgres://toolmesh:s3cret-pw@127.0.0.1:${port}/toolmesh`);
+    expect(status).toBe(1);
+    expect(lines).toEqual([
+      `${service}: cannot open the database at DATABASE_URL="postgres://127.0.0.1:${port}/toolmesh": connect ECONNREFUSED 127.0.0.1:${port}`,
+    ]);
+  });
+
+  it.each(stateful)("%s names DATABASE_URL in one line when its database does not exist", async (service) => {
+    const url = new URL(testServerUrl());
+    url.pathname = "/no_such_database";
+    const { status, lines } = await run(service, url.toString());
+    expect(status).toBe(1);
+    expect(lines).toEqual([
+      `${service}: cannot open the database at DATABASE_URL="postgres://${url.host}/no_such_database": database "no_such_database" does not exist (3D000)`,
+    ]);
   });
 });

@@ -1,5 +1,24 @@
 import postgres from "postgres";
 import { z } from "zod";
+import { StartupError } from "./startup-error.js";
+
+/**
+ * Errors that say DATABASE_URL (or the server behind it) is wrong rather than toolmesh: the host refuses,
+ * does not resolve or does not answer in time, the credentials or the database name are wrong, the role
+ * may not create tables. Node's codes, then PostgreSQL's SQLSTATEs.
+ */
+const SETTINGS_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ETIMEDOUT",
+  "CONNECT_TIMEOUT",
+  "28P01",
+  "28000",
+  "3D000",
+  "42501",
+]);
 
 /** A PostgreSQL connection pool (porsager's `postgres` driver). */
 export type Sql = postgres.Sql;
@@ -53,6 +72,11 @@ export async function openDatabase(
     return sql;
   } catch (err) {
     await sql.end();
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && SETTINGS_ERRORS.has(code))
+      throw new StartupError(
+        `cannot open the database at DATABASE_URL="${databaseLocation(url)}": ${(err as Error).message}${(err as Error).message.includes(code) ? "" : ` (${code})`}`,
+      );
     throw err;
   }
 }

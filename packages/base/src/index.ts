@@ -22,6 +22,7 @@ export { startService } from "./start-service.js";
 export { ToolServiceClient, ToolServiceError, type CallOptions, type ToolServiceClientOptions } from "./tool-service-client.js";
 export type { FastifyInstance } from "fastify";
 export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";
+export { StartupError } from "./startup-error.js";
 export { DatabaseEnv, connectPostgres, databaseLocation, migrate, openDatabase, type Db, type Migration, type Sql } from "./database.js";
 export { Tracing, tracingSettings, type TracingSettings } from "./tracing.js";
 export {

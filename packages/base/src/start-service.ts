@@ -4,6 +4,7 @@ import { httpPortProblem, listenProblem } from "./http-port.js";
 import { createLogger } from "./logger.js";
 import { pulsarSettings } from "./pulsar-settings.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
+import { StartupError } from "./startup-error.js";
 import { Tracing, tracingSettings } from "./tracing.js";
 
 /**
@@ -42,7 +43,14 @@ export async function startService<E extends BaseEnv>(
   const runtime = new ServiceRuntime({ logger, ...runtimeOptions(env), name, env, ...(tracing ? { tracing } : {}) });
   if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();
-  await build(runtime, env);
+  try {
+    await build(runtime, env);
+  } catch (err) {
+    if (!(err instanceof StartupError)) throw err;
+    process.stderr.write(`${name}: ${err.message}\n`);
+    await runtime.stop();
+    process.exit(1);
+  }
   try {
     await runtime.listen();
   } catch (err) {
