@@ -5,6 +5,7 @@ import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
 import { type RunUsage, UsageTally } from "./llm/usage-tally.js";
 import type { RunStore } from "./run-store/index.js";
+import { RunSteps } from "./run-steps.js";
 import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
 
 /** One step of a run; the last (answer or error) also says what the run's LLM calls used. */
@@ -24,8 +25,8 @@ export interface RunInput {
   trace?: TraceContext | undefined;
 }
 
-/** A run under way: its input and the tally of its LLM use. */
-type Running = RunInput & { usage: UsageTally };
+/** A run under way: its input, the tally of its LLM use, and where its steps are recorded. */
+type Running = RunInput & { usage: UsageTally; steps: RunSteps };
 
 export interface AgentLoopOptions {
   model: ChatModel;
@@ -80,7 +81,10 @@ export class AgentLoop {
       "toolmesh.agent.mode": this.options.mode,
     };
     return tracedStream("agent run", { attributes, parent: input.trace }, (scope) =>
-      this.runSteps({ ...input, trace: scope.context, usage: new UsageTally() }, scope),
+      this.runSteps(
+        { ...input, trace: scope.context, usage: new UsageTally(), steps: new RunSteps(this.options.store, input.runId) },
+        scope,
+      ),
     );
   }
 
@@ -103,6 +107,7 @@ export class AgentLoop {
           if (event.kind === "answer") {
             // Recorded before it is handed on (and sent): an answer the caller got is never lost with a
             // process killed right after sending it, which another replica would mark failed.
+            input.steps.end();
             await store.finish(input.runId, { answer: event.content });
             yield { ...event, usage: input.usage.total };
             return;
@@ -115,7 +120,8 @@ export class AgentLoop {
       const message = err instanceof Error ? err.message : String(err);
       const cut = err instanceof RunCutShort;
       scope.setOutcome(cut ? "cut-short" : "error", cut ? "unavailable" : "agent-error");
-      await store.step(input.runId, { kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
+      await input.steps.record({ kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
+      input.steps.end();
       await store.finish(input.runId, { error: message });
       yield { kind: "error", content: message, usage: input.usage.total, ...(cut ? { errorType: "unavailable" } : {}) };
     } finally {
@@ -132,12 +138,12 @@ export class AgentLoop {
     for (;;) {
       const completion = await this.ask(input, messages, specs);
       if (completion.toolCalls.length === 0) {
-        yield [await this.answer(input.runId, completion.content ?? "")];
+        yield [await this.answer(input, completion.content ?? "")];
         return;
       }
       const events: AgentEvent[] = [];
       const thought = completion.content?.trim() || `calling ${completion.toolCalls.map((c) => `${c.name} ${c.arguments}`).join(", ")}`;
-      events.push(await this.thought(input.runId, thought));
+      events.push(await this.thought(input, thought));
       messages.push({ role: "assistant", content: completion.content, tool_calls: completion.toolCalls });
       const observations = await Promise.all(completion.toolCalls.map((call) => this.callTool(input, tools, call.name, call.arguments)));
       completion.toolCalls.forEach((call, i) => {
@@ -159,17 +165,17 @@ export class AgentLoop {
       messages.push({ role: "assistant", content: text });
       const step = parseReact(text);
       if (step.kind === "answer") {
-        const thought = step.thought ? [await this.thought(input.runId, step.thought)] : [];
-        yield [...thought, await this.answer(input.runId, step.answer)];
+        const thought = step.thought ? [await this.thought(input, step.thought)] : [];
+        yield [...thought, await this.answer(input, step.answer)];
         return;
       }
       const events: AgentEvent[] = [];
       let observation: string;
       if (step.kind === "unparsable") {
         observation = `your reply could not be read: ${step.reason}`;
-        await store(this.options.store, input.runId, "observation", observation);
+        await input.steps.note("observation", observation);
       } else {
-        events.push(await this.thought(input.runId, step.thought || `calling ${step.tool} ${step.args}`));
+        events.push(await this.thought(input, step.thought || `calling ${step.tool} ${step.args}`));
         observation = await this.callTool(input, tools, step.tool, step.args);
       }
       messages.push({ role: "user", content: `Observation: ${observation}` });
@@ -190,19 +196,19 @@ export class AgentLoop {
   }
 
   /** Runs one tool call and returns the observation text; records the call and its outcome (and traces it). */
-  private callTool(input: RunInput, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
+  private callTool(input: Running, tools: Map<string, CatalogTool>, name: string, argText: string): Promise<string> {
     const attributes = { [TraceAttr.tool]: name, [TraceAttr.revision]: input.revision.revision_number };
     return traced(`tool-call ${name}`, { attributes, parent: input.trace }, (scope) => this.runTool(input, tools, name, argText, scope));
   }
 
   private async runTool(
-    input: RunInput,
+    input: Running,
     tools: Map<string, CatalogTool>,
     name: string,
     argText: string,
     scope: TraceScope,
   ): Promise<string> {
-    const { store, invoker, logger } = this.options;
+    const { invoker, logger } = this.options;
     const tool = tools.get(name);
     let args: Record<string, unknown> | null = null;
     const started = performance.now();
@@ -210,7 +216,7 @@ export class AgentLoop {
     try {
       if (!tool) throw new ToolCallProblem(`unknown tool '${name}'; available tools: ${[...tools.keys()].join(", ") || "none"}`);
       args = invoker.checkArguments(tool, argText);
-      await store.step(input.runId, {
+      await input.steps.record({
         kind: "tool-call",
         content: `${name} ${JSON.stringify(args)}`,
         tool: name,
@@ -224,7 +230,7 @@ export class AgentLoop {
       scope.setOutcome(args ? "error" : "bad-arguments", err instanceof Error ? ((err as { type?: string }).type ?? err.name) : "error");
       logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
     }
-    await store.step(input.runId, {
+    await input.steps.record({
       kind: "observation",
       content: observation,
       tool: name,
@@ -234,17 +240,13 @@ export class AgentLoop {
     return observation;
   }
 
-  private async thought(runId: string, content: string): Promise<AgentEvent> {
-    await store(this.options.store, runId, "thought", content);
+  private async thought(input: Running, content: string): Promise<AgentEvent> {
+    await input.steps.note("thought", content);
     return { kind: "thought", content };
   }
 
-  private async answer(runId: string, content: string): Promise<AgentEvent> {
-    await store(this.options.store, runId, "answer", content);
+  private async answer(input: Running, content: string): Promise<AgentEvent> {
+    await input.steps.note("answer", content);
     return { kind: "answer", content };
   }
-}
-
-function store(runs: RunStore, runId: string, kind: "thought" | "observation" | "answer", content: string): Promise<void> {
-  return runs.step(runId, { kind, content, tool: null, arguments: null, duration_ms: null });
 }

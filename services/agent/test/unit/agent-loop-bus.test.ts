@@ -151,6 +151,24 @@ describe("AgentLoop on the in-memory bus", () => {
     expect(after).toMatchObject([{ kind: "error", errorType: "unavailable" }]);
   });
 
+  it("adds nothing to a run cut short when the call it left in flight comes back later", async () => {
+    const windDown = new AbortController();
+    let answerLate: (completion: Completion) => void = () => {};
+    const late: ChatModel = { complete: () => new Promise((resolve) => (answerLate = resolve)) };
+    await store.begin({ run_id: "r7", user: "eve", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const running = (async () => {
+      for await (const _event of loopOf(late, windDown.signal).run({ runId: "r7", user: "eve", question: "?", revision }));
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    windDown.abort();
+    await running;
+    answerLate({ content: "too late", toolCalls: [], usage: null, model: "scripted" });
+    await new Promise((r) => setTimeout(r, 50));
+    const run = (await store.get("r7"))!;
+    expect(run.status).toBe("failed");
+    expect(run.steps.map((step) => step.kind)).toEqual(["error"]);
+  });
+
   it("ends the run with an error event when the model fails, and records it", async () => {
     const loop = loopOf(new ScriptedModel([]));
     await store.begin({ run_id: "r2", user: "bob", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
