@@ -1,7 +1,12 @@
 import { z } from "zod";
 
+/** What a JSON value is, in words: "an array", "a number", "null". */
+const kindOf = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
+
 /** A JSON object (string keys, any values), as carried inside the wire's JSON-encoded string fields. */
-export const JsonObject = z.record(z.string(), z.unknown());
+export const JsonObject = z.record(z.string(), z.unknown(), {
+  error: (issue) => (issue.code === "invalid_type" ? `must be a JSON object ("name": value, ...), not ${kindOf(issue.input)}` : undefined),
+});
 export type JsonObject = z.infer<typeof JsonObject>;
 
 /**

@@ -65,6 +65,16 @@ describe("every answer is described by the gateway's own OpenAPI document", () =
     expect(await described(FLOW, flow(text.id), "{not json", 200)).toMatchObject({ error: expect.any(String) });
     expect(await described(FLOW, flow(text.id, "other-flow"), toolRequest(), 200)).toEqual({ error: "Invalid flow default/other-flow" });
     expect(await described(FLOW, flow("config"), { operation: 7 }, 200)).toMatchObject({ error: { type: "bad-request" } });
+    // mcp-tool parameters that are not an object, sent as TrustGraph's CLI sends them (`tg-invoke-mcp-tool -P '[1]'`).
+    for (const parameters of [[1], "[1]", 5])
+      expect(await described(FLOW, flow("mcp-tool"), { name: "calc", parameters }, 200), JSON.stringify(parameters)).toEqual({
+        error: {
+          type: "bad-request",
+          message: expect.stringMatching(
+            /^invalid mcp-tool request: parameters: must be a JSON object \("name": value, \.\.\.\), not (an array|a number)$/,
+          ),
+        },
+      });
     await described(FLOW, flow("config"), { operation: "list", type: "tool-service" }, 200);
     // toolmesh's own kinds keep HTTP codes.
     expect(await described(FLOW, flow("no-such-service"), toolRequest(), 404)).toMatchObject({ error: "unknown kind" });
