@@ -1,7 +1,12 @@
 import { z } from "zod";
 
-/** What a JSON value is, in words: "an array", "a number", "null". */
-const kindOf = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`);
+/** What a value is, in words for an error message: "an object", "an array", "a number", "null". */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
+}
 
 /** A JSON object (string keys, any values), as carried inside the wire's JSON-encoded string fields. */
 export const JsonObject = z.record(z.string(), z.unknown(), {

@@ -7,6 +7,7 @@ import {
   RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import { kindOf } from "@toolmesh/schema";
 
 /** Why a POSTed JSON-RPC message is refused before the SDK sees it, and how to answer. */
 export interface RpcRefusal {
@@ -31,13 +32,6 @@ const MISSING_PARAMS: Record<string, string> = {
 };
 
 const MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
-
-function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  const type = typeof value;
-  return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
-}
 
 const EXPECTED: Record<string, string> = {
   record: "an object",
