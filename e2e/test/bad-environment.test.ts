@@ -9,21 +9,26 @@ import { REPO_ROOT, brokerEnv, freePort, testServerUrl, useBroker } from "@toolm
 // service touches the broker: every service goes through startService() for that.
 const services = Object.keys(ServicePorts);
 
+/** Runs the service's main.ts with only `env` (and PATH) until it exits; its exit status, stdout and stderr lines. */
+function startWith(service: string, env: Record<string, string>, timeout = 20_000) {
+  const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: "utf8",
+    timeout,
+  });
+  return { status: result.status, stdout: result.stdout, lines: result.stderr.trimEnd().split("\n") };
+}
+
 describe("a bad environment", () => {
   it.each(services)("%s prints one line naming each bad variable and exits 1", (service) => {
-    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
-      env: {
-        PATH: process.env.PATH,
-        HTTP_PORT: "eighty",
-        SHUTDOWN_TIMEOUT_MS: "-5",
-        TOOLMESH_TENANT: "a/b",
-        PULSAR_WEB_URL: "http://127.0.0.1:1",
-      },
-      encoding: "utf8",
-      timeout: 20_000,
+    const result = startWith(service, {
+      HTTP_PORT: "eighty",
+      SHUTDOWN_TIMEOUT_MS: "-5",
+      TOOLMESH_TENANT: "a/b",
+      PULSAR_WEB_URL: "http://127.0.0.1:1",
     });
     expect(result.status).toBe(1);
-    const lines = result.stderr.trimEnd().split("\n");
+    const lines = result.lines;
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^${service}: invalid environment: HTTP_PORT="eighty": .+; SHUTDOWN_TIMEOUT_MS="-5": .+$`));
     // The tenant rule is @toolmesh/schema's (TenantName), said in words.
@@ -34,19 +39,14 @@ describe("a bad environment", () => {
   // The Pulsar settings checked after parsing (files that must be readable, variables that go in pairs)
   // are the same kind of mistake and must read the same way, not as a stack trace.
   it.each(services)("%s names an unreadable TLS file and a certificate without its key in one line", (service) => {
-    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
-      env: {
-        PATH: process.env.PATH,
-        HTTP_PORT: "0",
-        PULSAR_SERVICE_URL: "pulsar+ssl://127.0.0.1:1",
-        PULSAR_TLS_CA_FILE: "/nonexistent/ca.pem",
-        PULSAR_TLS_CERT_FILE: "/nonexistent/client.pem",
-      },
-      encoding: "utf8",
-      timeout: 20_000,
+    const result = startWith(service, {
+      HTTP_PORT: "0",
+      PULSAR_SERVICE_URL: "pulsar+ssl://127.0.0.1:1",
+      PULSAR_TLS_CA_FILE: "/nonexistent/ca.pem",
+      PULSAR_TLS_CERT_FILE: "/nonexistent/client.pem",
     });
     expect(result.status).toBe(1);
-    const lines = result.stderr.trimEnd().split("\n");
+    const lines = result.lines;
     expect(lines).toEqual([
       `${service}: invalid environment: PULSAR_TLS_KEY_FILE: a client certificate needs both PULSAR_TLS_CERT_FILE and PULSAR_TLS_KEY_FILE; ` +
         `PULSAR_TLS_CA_FILE="/nonexistent/ca.pem": cannot read it (ENOENT); PULSAR_TLS_CERT_FILE="/nonexistent/client.pem": cannot read it (ENOENT)`,
@@ -83,12 +83,7 @@ describe("a bad environment", () => {
   const stateful = ["config", "tool-registry", "agent"];
   const run = async (service: string, databaseUrl: string) => {
     const broker = await useBroker();
-    const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
-      env: { PATH: process.env.PATH, ...brokerEnv(broker), HTTP_PORT: "0", DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_S: "5" },
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    return { status: result.status, lines: result.stderr.trimEnd().split("\n") };
+    return startWith(service, { ...brokerEnv(broker), HTTP_PORT: "0", DATABASE_URL: databaseUrl, DATABASE_CONNECT_TIMEOUT_S: "5" }, 30_000);
   };
 
   it.each(stateful)("%s names DATABASE_URL in one line when nothing listens there", async (service) => {
