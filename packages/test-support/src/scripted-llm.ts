@@ -38,6 +38,8 @@ export class ScriptedLlm {
   readonly requests: ChatRequest[] = [];
   /** The W3C `traceparent` header of each request that had one (a traced agent sends its LLM span's). */
   readonly traceparents: string[] = [];
+  /** Requests whose client closed the connection before the answer was sent (an aborted call). */
+  readonly abandoned: ChatRequest[] = [];
   private readonly scripts = new Map<string, ScriptedTurn[]>();
   private server: Server | undefined;
   private callCounter = 0;
@@ -53,6 +55,11 @@ export class ScriptedLlm {
     return this.requests.filter((r) => firstUser(r)?.includes(question));
   }
 
+  /** Requests for one question that their client gave up on (closed the connection) before the answer. */
+  abandonedFor(question: string): ChatRequest[] {
+    return this.abandoned.filter((r) => firstUser(r)?.includes(question));
+  }
+
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
       let body = "";
@@ -64,6 +71,9 @@ export class ScriptedLlm {
         }
         const chat = JSON.parse(body) as ChatRequest;
         this.requests.push(chat);
+        response.on("close", () => {
+          if (!response.writableEnded) this.abandoned.push(chat);
+        });
         const traceparent = request.headers.traceparent;
         if (typeof traceparent === "string") this.traceparents.push(traceparent);
         void this.turnFor(chat).then(

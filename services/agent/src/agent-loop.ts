@@ -187,7 +187,8 @@ export class AgentLoop {
   private async ask(input: Running, messages: ChatMessage[], specs?: ToolSpec[]) {
     let completion;
     try {
-      completion = await this.options.model.complete(messages, specs, input.trace);
+      // The wind-down also closes the request: the model server can stop generating for a run cut short.
+      completion = await this.options.model.complete(messages, { tools: specs, trace: input.trace, signal: this.options.windDown });
     } catch (err) {
       throw new Error(`LLM call failed: ${(err as Error).message}`);
     }
@@ -223,7 +224,7 @@ export class AgentLoop {
         arguments: args,
         duration_ms: null,
       });
-      observation = await invoker.invoke(tool, args, input.user, scope.context);
+      observation = await invoker.invoke(tool, args, input.user, scope.context, this.options.windDown);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;

@@ -73,8 +73,17 @@ export class ToolInvoker {
     return args as Record<string, unknown>;
   }
 
-  /** `trace`: the tool call's span, which the tool service (or mcp-tool, or the LLM) continues. */
-  async invoke(tool: CatalogTool, args: Record<string, unknown>, user: string, trace?: TraceContext): Promise<string> {
+  /**
+   * `trace`: the tool call's span, which the tool service (or mcp-tool, or the LLM) continues. `signal`
+   * aborts a text-completion's LLM request (a call over Pulsar cannot be withdrawn: its answer is dropped).
+   */
+  async invoke(
+    tool: CatalogTool,
+    args: Record<string, unknown>,
+    user: string,
+    trace?: TraceContext,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const { binding } = tool;
     switch (binding.kind) {
       case "tool-service": {
@@ -112,7 +121,7 @@ export class ToolInvoker {
         if (!this.options.model) throw new ToolCallProblem("no LLM is configured for text-completion tools");
         const prompt =
           typeof args.question === "string" ? args.question : typeof args.prompt === "string" ? args.prompt : JSON.stringify(args);
-        const completion = await this.options.model.complete([{ role: "user", content: prompt }], undefined, trace);
+        const completion = await this.options.model.complete([{ role: "user", content: prompt }], { trace, signal });
         return completion.content ?? "";
       }
     }

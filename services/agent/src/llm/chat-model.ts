@@ -28,9 +28,21 @@ export interface Completion {
   model: string;
 }
 
-/** What the agent needs from an LLM: one chat completion, optionally with tools offered, in the span `trace`. */
+export interface CompletionOptions {
+  /** Tools the model may call. */
+  tools?: ToolSpec[] | undefined;
+  /** The span the call continues. */
+  trace?: TraceContext | undefined;
+  /**
+   * Aborts the call: the HTTP request is closed, so a model server that stops generating for a client
+   * gone (vLLM, llama.cpp, Ollama, OpenAI) stops spending on an answer nobody will read.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** What the agent needs from an LLM: one chat completion. */
 export interface ChatModel {
-  complete(messages: ChatMessage[], tools?: ToolSpec[], trace?: TraceContext): Promise<Completion>;
+  complete(messages: ChatMessage[], options?: CompletionOptions): Promise<Completion>;
 }
 
 export interface OpenAiChatModelOptions {
@@ -49,14 +61,14 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   /** One chat completion in an `llm chat` span: the model and counts, never the messages. */
-  complete(messages: ChatMessage[], tools?: ToolSpec[], trace?: TraceContext): Promise<Completion> {
+  complete(messages: ChatMessage[], { tools, trace, signal }: CompletionOptions = {}): Promise<Completion> {
     const attributes = {
       "gen_ai.operation.name": "chat",
       "gen_ai.request.model": this.options.model,
       "toolmesh.llm.tools_offered": tools?.length ?? 0,
     };
     return traced("llm chat", { kind: SpanKind.CLIENT, attributes, parent: trace }, async (scope) => {
-      const completion = await this.ask(messages, tools, scope.context);
+      const completion = await this.ask(messages, tools, scope.context, signal);
       scope.set({
         "toolmesh.llm.tool_calls": completion.toolCalls.length,
         "gen_ai.response.model": completion.model,
@@ -68,7 +80,12 @@ export class OpenAiChatModel implements ChatModel {
     });
   }
 
-  private async ask(messages: ChatMessage[], tools: ToolSpec[] | undefined, trace: TraceContext): Promise<Completion> {
+  private async ask(
+    messages: ChatMessage[],
+    tools: ToolSpec[] | undefined,
+    trace: TraceContext,
+    signal: AbortSignal | undefined,
+  ): Promise<Completion> {
     const response = await this.client.chat.completions.create(
       {
         model: this.options.model,
@@ -83,7 +100,7 @@ export class OpenAiChatModel implements ChatModel {
           : {}),
       },
       // The model server continues the trace if it traces too.
-      { headers: injectTraceContext({}, trace) },
+      { headers: injectTraceContext({}, trace), ...(signal ? { signal } : {}) },
     );
     const message = response.choices[0]?.message;
     if (!message) throw new Error("the LLM answered with no choices");

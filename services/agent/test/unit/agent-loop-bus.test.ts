@@ -7,10 +7,10 @@ import { BaseEnv, type ServiceRuntime } from "@toolmesh/base";
 import { MemoryBus, Shouter, shoutRevision } from "@toolmesh/base/testing";
 import { type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
-import type { ChatMessage, ChatModel, Completion, ToolSpec } from "../../src/llm/chat-model.js";
+import type { ChatMessage, ChatModel, Completion, CompletionOptions, ToolSpec } from "../../src/llm/chat-model.js";
 import { type RunStore, SqliteRunStore } from "../../src/run-store/index.js";
 import { ToolInvoker } from "../../src/tool-invoker.js";
-import { requestTopic, responseTopic } from "@toolmesh/test-support";
+import { requestTopic, responseTopic, waitFor } from "@toolmesh/test-support";
 
 // The agent loop end to end in one process: a scripted model, a real tool service and the ToolInvoker
 // talking over the in-memory bus, and the run recorded in a real RunStore.
@@ -20,7 +20,7 @@ type Turn = Pick<Completion, "content" | "toolCalls"> & Partial<Completion>;
 class ScriptedModel implements ChatModel {
   readonly seen: { messages: ChatMessage[]; tools: ToolSpec[] | undefined }[] = [];
   constructor(private readonly turns: Turn[]) {}
-  async complete(messages: ChatMessage[], tools?: ToolSpec[]): Promise<Completion> {
+  async complete(messages: ChatMessage[], { tools }: CompletionOptions = {}): Promise<Completion> {
     this.seen.push({ messages: structuredClone(messages), tools });
     const turn = this.turns.shift();
     if (!turn) throw new Error("the script has no more turns");
@@ -116,9 +116,15 @@ describe("AgentLoop on the in-memory bus", () => {
     expect(events).toEqual([{ kind: "answer", content: "no counts", usage: { inTokens: null, outTokens: null, model: "scripted" } }]);
   });
 
-  it("ends a run waiting on the model as unavailable when the instance winds down, and records it failed", async () => {
+  it("ends a run waiting on the model as unavailable when the instance winds down, aborts the call, and records it failed", async () => {
     const windDown = new AbortController();
-    const hanging: ChatModel = { complete: () => new Promise(() => {}) };
+    let callSignal: AbortSignal | undefined;
+    const hanging: ChatModel = {
+      complete: (_messages, options) => {
+        callSignal = options?.signal;
+        return new Promise(() => {});
+      },
+    };
     await store.begin({ run_id: "r5", user: "eve", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
     const events: AgentEvent[] = [];
     const running = (async () => {
@@ -127,8 +133,11 @@ describe("AgentLoop on the in-memory bus", () => {
     })();
     await new Promise((r) => setTimeout(r, 20));
     expect(events).toEqual([]);
+    expect(callSignal?.aborted).toBe(false);
     windDown.abort();
     await running;
+    // The LLM call is aborted, not left running on the model server.
+    expect(callSignal?.aborted).toBe(true);
     expect(events).toEqual([
       {
         kind: "error",
@@ -167,6 +176,52 @@ describe("AgentLoop on the in-memory bus", () => {
     const run = (await store.get("r7"))!;
     expect(run.status).toBe("failed");
     expect(run.steps.map((step) => step.kind)).toEqual(["error"]);
+  });
+
+  it("aborts a text-completion tool's LLM call when the instance winds down", async () => {
+    const windDown = new AbortController();
+    let toolCallSignal: AbortSignal | undefined;
+    const hangingCompletions: ChatModel = {
+      complete: (_messages, options) => {
+        toolCallSignal = options?.signal;
+        return new Promise(() => {});
+      },
+    };
+    const completionInvoker = new ToolInvoker({ pulsar: bus.client(), topics: bus.topics, timeoutMs: 2_000, model: hangingCompletions });
+    const summarise: CatalogTool = {
+      tool_id: "summarise",
+      name: "summarise",
+      description: "Summarises a text",
+      parameters_schema: { type: "object", properties: { question: { type: "string" } } },
+      binding: { kind: "text-completion" },
+      source: "config",
+      content_hash: "s1",
+    };
+    const model = new ScriptedModel([
+      { content: null, toolCalls: [{ id: "c1", name: "summarise", arguments: '{"question": "long text"}' }] },
+    ]);
+    const loop = new AgentLoop({
+      model,
+      invoker: completionInvoker,
+      store,
+      mode: "native",
+      maxIterations: 5,
+      logger: pino({ level: "silent" }),
+      windDown: windDown.signal,
+    });
+    await store.begin({ run_id: "r8", user: "eve", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["summarise"] });
+    const events: AgentEvent[] = [];
+    const running = (async () => {
+      for await (const event of loop.run({ runId: "r8", user: "eve", question: "?", revision: { ...revision, tools: [summarise] } }))
+        events.push(event);
+    })();
+    await waitFor(() => toolCallSignal !== undefined, { description: "the text-completion's LLM call" });
+    expect(toolCallSignal!.aborted).toBe(false);
+    windDown.abort();
+    await running;
+    expect(toolCallSignal!.aborted).toBe(true);
+    expect(events.at(-1)).toMatchObject({ kind: "error", errorType: "unavailable" });
+    await completionInvoker.close();
   });
 
   it("ends the run with an error event when the model fails, and records it", async () => {
