@@ -24,6 +24,15 @@ beforeAll(async () => {
   await system.start([
     ["joke-service", { JOKE_ANNOUNCE: "false", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "100" }],
   ]);
+  // A second joke-service reading and writing Zipkin's B3 headers instead (OTEL_PROPAGATORS).
+  await system.add("joke-service-b3", "joke-service", {
+    JOKE_TOPIC: "joke-b3",
+    JOKE_ANNOUNCE: "false",
+    OTEL_SERVICE_NAME: "joke-service-b3",
+    OTEL_PROPAGATORS: "b3multi",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+  });
   pulsarUrl = await brokerServiceUrl((await useBroker()).webServiceUrl);
 }, 120_000);
 
@@ -91,5 +100,52 @@ describe("a traced Python caller (OpenTelemetry's Python SDK, Apache's client) -
     expect(new Set(roots.map((s) => s.traceId)).size).toBe(broken.length);
     const replaced = new Set(calls.map((c) => c.trace_id));
     expect(roots.filter((s) => replaced.has(s.traceId))).toEqual([]);
+  }, 60_000);
+});
+
+describe("a Python caller propagating Zipkin's B3 headers (OTEL_PROPAGATORS=b3multi in OpenTelemetry's Python SDK)", () => {
+  const jokeB3 = { requestTopic: requestTopic("joke-b3"), responseTopic: responseTopic("joke-b3") };
+  const servedB3 = (traceId: string): ReceivedSpan[] => receiver.trace(traceId).filter((s) => s.service === "joke-service-b3");
+
+  it("is continued by a joke-service set to OTEL_PROPAGATORS=b3multi: sampled calls joined, unsampled ones not recorded", async () => {
+    const calls = await tracedPythonCalls(
+      pulsarUrl,
+      jokeB3,
+      [
+        { sampled: true, arguments: { topic: "cats" } },
+        { sampled: false, arguments: { topic: "dogs" } },
+        { sampled: true, arguments: { topic: "owls" } },
+      ],
+      "b3multi",
+    );
+    const [sampledA, unsampled, sampledB] = calls;
+    for (const call of calls) {
+      expect(call.reply.response).toMatch(/\S/);
+      // B3 only: what the joke-service reads is Zipkin's, not W3C's.
+      expect(call.traceparent).toBeNull();
+      expect(call.properties).toMatchObject({ "x-b3-traceid": call.trace_id, "x-b3-spanid": call.span_id });
+    }
+    expect(sampledA!.properties["x-b3-sampled"]).toBe("1");
+    expect(unsampled!.properties["x-b3-sampled"]).toBe("0");
+
+    const last = await waitFor(() => servedB3(sampledB!.trace_id)[0], { description: "the B3 joke-service's span of the last call" });
+    for (const [span, call] of [
+      [servedB3(sampledA!.trace_id)[0], sampledA!],
+      [last, sampledB!],
+    ] as const) {
+      expect(span).toMatchObject({ name: "joke-b3 serve", traceId: call.trace_id, parentSpanId: call.span_id });
+    }
+    expect(servedB3(unsampled!.trace_id)).toEqual([]);
+  }, 60_000);
+
+  it("starts a trace of its own at a joke-service left on W3C trace context (the default): the formats must match", async () => {
+    const before = new Set(receiver.spans.map((s) => s.spanId));
+    const [call] = await tracedPythonCalls(pulsarUrl, joke, [{ sampled: true, arguments: { topic: "bats" } }], "b3multi");
+    expect(call!.reply.response).toMatch(/\S/);
+    const root = await waitFor(() => receiver.spans.find((s) => s.service === "joke-service" && !before.has(s.spanId)), {
+      description: "the W3C joke-service's span of the call",
+    });
+    expect(root).toMatchObject({ name: "joke serve", parentSpanId: "" });
+    expect(root.traceId).not.toBe(call!.trace_id);
   }, 60_000);
 });

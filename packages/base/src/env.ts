@@ -10,6 +10,27 @@ const otlpProtocol = z
   .enum(["http/protobuf", "http/json"], { message: "must be http/protobuf or http/json (grpc is not supported)" })
   .optional();
 
+/**
+ * The trace-context formats OTEL_PROPAGATORS may name here (OpenTelemetry's names): W3C trace context and
+ * baggage (the default pair), Zipkin's B3 as one `b3` header or as `x-b3-*` headers, or `none`.
+ */
+export const TRACE_PROPAGATORS = ["tracecontext", "baggage", "b3", "b3multi", "none"] as const;
+export type TracePropagator = (typeof TRACE_PROPAGATORS)[number];
+const tracePropagators = z
+  .string()
+  .transform((list) => [...new Set(list.split(",").map((name) => name.trim().toLowerCase()))].filter((name) => name !== ""))
+  .superRefine((names, ctx) => {
+    const known = TRACE_PROPAGATORS.join(", ");
+    const unknown = names.filter((name) => !(TRACE_PROPAGATORS as readonly string[]).includes(name));
+    if (names.length === 0) ctx.addIssue({ code: "custom", message: `name at least one of ${known} (comma-separated)` });
+    else if (unknown.length > 0)
+      ctx.addIssue({ code: "custom", message: `${unknown.join(", ")} ${unknown.length > 1 ? "are" : "is"} not one of ${known}` });
+    else if (names.includes("none") && names.length > 1)
+      ctx.addIssue({ code: "custom", message: "none sends no trace context: it cannot be combined with others" });
+  })
+  .transform((names) => names as TracePropagator[])
+  .default(["tracecontext", "baggage"]);
+
 /** The samplers OpenTelemetry's JS SDK builds from OTEL_TRACES_SAMPLER (the ratio ones read OTEL_TRACES_SAMPLER_ARG). */
 const TRACES_SAMPLERS = [
   "always_on",
@@ -82,6 +103,8 @@ export const BaseEnv = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** How trace context travels in message properties and HTTP headers (OpenTelemetry's OTEL_PROPAGATORS). */
+  OTEL_PROPAGATORS: tracePropagators,
   // The SDK reads these two itself; they are checked here so a typo stops the service instead of being
   // logged and replaced by the default.
   OTEL_TRACES_SAMPLER: z

@@ -1,6 +1,16 @@
 export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, type ParsedItems } from "./config-view.js";
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
-export { BaseEnv, EnvError, ToolServiceEnv, type TracesSampler, bearerTokenSchema, parseEnv, portSchema, topicNameSchema } from "./env.js";
+export {
+  BaseEnv,
+  EnvError,
+  ToolServiceEnv,
+  type TracePropagator,
+  type TracesSampler,
+  bearerTokenSchema,
+  parseEnv,
+  portSchema,
+  topicNameSchema,
+} from "./env.js";
 export {
   DefinedToolService,
   defineTool,
@@ -24,7 +34,7 @@ export type { FastifyInstance } from "fastify";
 export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";
 export { StartupError } from "./startup-error.js";
 export { DatabaseEnv, connectPostgres, databaseLocation, migrate, openDatabase, type Db, type Migration, type Sql } from "./database.js";
-export { Tracing, tracingSettings, type TracingSettings } from "./tracing.js";
+export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
   ROOT_TRACE_CONTEXT,
   SpanKind,

@@ -1,4 +1,6 @@
-import { DiagLogLevel, context, diag, propagation, trace } from "@opentelemetry/api";
+import { DiagLogLevel, type TextMapPropagator, context, diag, propagation, trace } from "@opentelemetry/api";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { B3InjectEncoding, B3Propagator } from "@opentelemetry/propagator-b3";
 import type { Logger } from "pino";
 import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -11,7 +13,7 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
 import { setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
-import type { BaseEnv, TracesSampler } from "./env.js";
+import type { BaseEnv, TracePropagator, TracesSampler } from "./env.js";
 
 /** Where spans go once tracing is on. */
 export interface TracingSettings {
@@ -23,6 +25,8 @@ export interface TracingSettings {
   url: string;
   /** OTEL_TRACES_SAMPLER, which the SDK reads itself; here it tells whether unsampled spans can be skipped. */
   sampler: TracesSampler;
+  /** OTEL_PROPAGATORS: the formats trace context is written in and read from (default W3C trace context and baggage). */
+  propagators?: TracePropagator[];
 }
 
 const DEFAULT_OTLP_ENDPOINT = "http://localhost:4318";
@@ -47,7 +51,19 @@ export function tracingSettings(env: BaseEnv, serviceName: string): TracingSetti
     protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
     url,
     sampler: env.OTEL_TRACES_SAMPLER,
+    propagators: env.OTEL_PROPAGATORS,
   };
+}
+
+/** One propagator for the formats OTEL_PROPAGATORS names: each is written, and read in that order. */
+export function propagatorFor(names: TracePropagator[]): TextMapPropagator {
+  const formats: Record<Exclude<TracePropagator, "none">, () => TextMapPropagator> = {
+    tracecontext: () => new W3CTraceContextPropagator(),
+    baggage: () => new W3CBaggagePropagator(),
+    b3: () => new B3Propagator({ injectEncoding: B3InjectEncoding.SINGLE_HEADER }),
+    b3multi: () => new B3Propagator({ injectEncoding: B3InjectEncoding.MULTI_HEADER }),
+  };
+  return new CompositePropagator({ propagators: names.flatMap((name) => (name === "none" ? [] : [formats[name]()])) });
 }
 
 /** Whether `sampler` never samples a span whose parent is unsampled (then such spans need not be made). */
@@ -62,8 +78,8 @@ function exporterFor(settings: TracingSettings): SpanExporter {
 }
 
 /**
- * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the W3C trace-context
- * and baggage propagators), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
+ * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the propagators
+ * OTEL_PROPAGATORS names: W3C trace context and baggage by default), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
  * No context manager: toolmesh passes span parents explicitly, and an AsyncLocalStorage one would hook
  * every promise of the process (the largest part of tracing's cost on Node 20). Batched export, sampling and limits follow OTEL_BSP_*,
  * OTEL_TRACES_SAMPLER(_ARG) and OTEL_RESOURCE_ATTRIBUTES as the SDK reads them. One per process.
@@ -72,6 +88,7 @@ export class Tracing {
   private constructor(
     private readonly provider: NodeTracerProvider,
     private readonly sampler: TracesSampler,
+    private readonly propagator: TextMapPropagator,
   ) {}
 
   /**
@@ -89,14 +106,15 @@ export class Tracing {
     }
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
-    const tracing = new Tracing(new NodeTracerProvider({ resource, spanProcessors: [processor] }), settings.sampler);
+    const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+    const tracing = new Tracing(provider, settings.sampler, propagatorFor(settings.propagators ?? ["tracecontext", "baggage"]));
     tracing.register();
     return tracing;
   }
 
   /** Makes this SDK the process's tracer provider and propagator (start() does). */
   register(): void {
-    this.provider.register({ contextManager: null });
+    this.provider.register({ contextManager: null, propagator: this.propagator });
     setUnsampledParentsStayUnsampled(unsampledParentsStayUnsampled(this.sampler));
   }
 

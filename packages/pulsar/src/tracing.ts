@@ -6,6 +6,7 @@ import {
   SpanKind,
   SpanStatusCode,
   INVALID_TRACEID,
+  type TextMapGetter,
   TraceFlags,
   context,
   propagation,
@@ -191,9 +192,26 @@ export function injectTraceContext<C extends Record<string, string>>(carrier: C,
   return carrier;
 }
 
+type Carrier = Record<string, string | string[] | undefined>;
+
+/**
+ * Reads trace-context keys whatever their case. HTTP headers arrive lower-cased, but message properties
+ * keep the case their writer gave them, and writers differ: OpenTelemetry's JS B3 propagator writes
+ * `x-b3-traceid`, others `X-B3-TraceId`. The exact key is tried first (the common case costs one lookup).
+ */
+const anyCaseGetter: TextMapGetter<Carrier> = {
+  keys: (carrier) => Object.keys(carrier),
+  get(carrier, key) {
+    const exact = carrier[key];
+    if (exact !== undefined) return exact;
+    for (const name in carrier) if (name.toLowerCase() === key) return carrier[name];
+    return undefined;
+  },
+};
+
 /** The trace context a message (or HTTP request) carries; the root context when it carries none. */
-export function extractTraceContext(carrier: Record<string, string | string[] | undefined>): Context {
-  return propagation.extract(ROOT_CONTEXT, carrier);
+export function extractTraceContext(carrier: Carrier): Context {
+  return propagation.extract(ROOT_CONTEXT, carrier, anyCaseGetter);
 }
 
 /** The last part of a topic (`non-persistent://tg/request/joke` -> `joke`): short span names. */

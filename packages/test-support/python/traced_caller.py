@@ -1,13 +1,14 @@
 """A traced Python caller of a toolmesh tool service: OpenTelemetry's Python SDK makes each call's span and
-writes its W3C trace context into the request's properties (the SDK's own propagator), and Apache's client
-(PyPI's pulsar-client) sends the request and waits for the reply.
+writes its trace context into the request's properties (the SDK's own propagators: W3C trace context by
+default, whatever OTEL_PROPAGATORS names otherwise), and Apache's client (PyPI's pulsar-client) sends the
+request and waits for the reply.
 
     python traced_caller.py --url URL --request-topic TOPIC --response-topic TOPIC --calls JSON
 
 --calls is a JSON list of {"sampled": true|false, "arguments": {...}}: a sampled call's span is recorded
 (sampler ALWAYS_ON), an unsampled one's is not (ALWAYS_OFF), as a head-sampling front end decides. A call
 with "traceparent": "..." sends that text as its traceparent instead (a broken peer's). The
-last stdout line is {"ok": true, "calls": [{"trace_id", "span_id", "traceparent", "reply"}]} or
+last stdout line is {"ok": true, "calls": [{"trace_id", "span_id", "traceparent", "properties", "reply"}]} or
 {"ok": false, "error": "..."} (exit 1).
 """
 
@@ -73,6 +74,7 @@ def main():
                         "trace_id": format(context.trace_id, "032x"),
                         "span_id": format(context.span_id, "016x"),
                         "traceparent": properties.get("traceparent"),
+                        "properties": properties,
                         "reply": reply,
                     }
                 )

@@ -16,10 +16,17 @@ export interface PythonRun<T> {
 /**
  * Runs `packages/test-support/python/<script>` in the venv of peer `peer` (scripts/python-peers.sh).
  * The scripts speak JSON lines on stdout: an optional `{"ready": true}` once subscribed, then a result.
+ * `env` adds to the test's environment (e.g. OTEL_PROPAGATORS for OpenTelemetry's Python SDK).
  */
-export function runPythonScript<T>(peer: string, script: string, args: string[], { announcesReady = false } = {}): PythonRun<T> {
+export function runPythonScript<T>(
+  peer: string,
+  script: string,
+  args: string[],
+  { announcesReady = false, env = {} }: { announcesReady?: boolean; env?: Record<string, string> } = {},
+): PythonRun<T> {
   const child = spawn(pythonPeer(peer), [resolve(REPO_ROOT, "packages/test-support/python", script), ...args], {
     stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));

@@ -11,8 +11,10 @@ export interface TracedCall {
 export interface TracedCallResult {
   trace_id: string;
   span_id: string;
-  /** The `traceparent` property OpenTelemetry's Python SDK wrote into the request. */
-  traceparent: string;
+  /** The `traceparent` property OpenTelemetry's Python SDK wrote into the request (none with other propagators). */
+  traceparent: string | null;
+  /** Every property the request carried (`id` and what the SDK's propagators wrote). */
+  properties: Record<string, string>;
   reply: { response?: string; error?: { type: string; message: string } | null };
 }
 
@@ -25,6 +27,8 @@ export async function tracedPythonCalls(
   url: string,
   topics: { requestTopic: string; responseTopic: string },
   calls: TracedCall[],
+  /** OTEL_PROPAGATORS for the Python SDK (its default: tracecontext,baggage). */
+  propagators?: string,
 ): Promise<TracedCallResult[]> {
   const args = [
     "--url",
@@ -36,8 +40,10 @@ export async function tracedPythonCalls(
     "--calls",
     JSON.stringify(calls),
   ];
-  const result = await runPythonScript<{ ok: boolean; error?: string; calls?: TracedCallResult[] }>("pulsar", "traced_caller.py", args)
-    .result;
+  const env: Record<string, string> = propagators ? { OTEL_PROPAGATORS: propagators } : {};
+  const result = await runPythonScript<{ ok: boolean; error?: string; calls?: TracedCallResult[] }>("pulsar", "traced_caller.py", args, {
+    env,
+  }).result;
   if (!result.ok) throw new Error(`traced_caller.py: ${result.error}`);
   return result.calls!;
 }

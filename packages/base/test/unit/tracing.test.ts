@@ -31,6 +31,7 @@ describe("tracingSettings: off by default, on with the standard OTEL_* variables
       protocol: "http/protobuf",
       url: "http://collector:4318/v1/traces",
       sampler: "parentbased_always_on",
+      propagators: ["tracecontext", "baggage"],
     });
   });
 
