@@ -204,7 +204,7 @@ const anyCaseGetter: TextMapGetter<Carrier> = {
   get(carrier, key) {
     const exact = carrier[key];
     if (exact !== undefined) return exact;
-    for (const name in carrier) if (name.toLowerCase() === key) return carrier[name];
+    for (const name in carrier) if (name.length === key.length && name.toLowerCase() === key) return carrier[name];
     return undefined;
   },
 };
