@@ -1,6 +1,17 @@
 import postgres from "postgres";
 import { z } from "zod";
+import { driverConnection, sslParameterProblem } from "./database-tls.js";
 import { StartupError } from "./startup-error.js";
+
+/** Node's codes for a certificate no CA this process trusts has signed. */
+const UNTRUSTED_CERTIFICATE = [
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+];
 
 /**
  * Errors that say DATABASE_URL (or the server behind it) is wrong rather than toolmesh: the host refuses,
@@ -18,6 +29,12 @@ const SETTINGS_ERRORS = new Set([
   "28000",
   "3D000",
   "42501",
+  // TLS (sslmode, sslrootcert): the server's certificate or its TLS support.
+  ...UNTRUSTED_CERTIFICATE,
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ECONNRESET",
 ]);
 
 /** A PostgreSQL connection pool (porsager's `postgres` driver). */
@@ -34,6 +51,10 @@ export const DatabaseEnv = z.object({
   // A host is required: the driver reads `postgres:user@db/x` (no `//`) as no host and quietly uses localhost.
   DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, hostname: /./, error: "must be a postgres://user:password@host:port/database URL" })
+    .superRefine((url, ctx) => {
+      const problem = sslParameterProblem(url);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .optional(),
   /** Connections one process keeps at most. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
@@ -43,12 +64,14 @@ export const DatabaseEnv = z.object({
 export type DatabaseEnv = z.output<typeof DatabaseEnv>;
 
 /**
- * A pool on `url`. BIGINT columns and COUNT(*) come back as JS numbers (toolmesh's are versions, counts and
+ * A pool on `url` (TLS as its libpq parameters say: `driverConnection`). BIGINT columns and COUNT(*) come back as JS numbers (toolmesh's are versions, counts and
  * millisecond times, far below 2^53) rather than the driver's default strings; notices (e.g. "relation
  * already exists, skipping") are not logged.
  */
 export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
-  return postgres(url, {
+  const { url: driverUrl, ssl } = driverConnection(url);
+  return postgres(driverUrl, {
+    ssl,
     max: options.max ?? 10,
     connect_timeout: options.connectTimeoutS ?? 10,
     onnotice: () => undefined,
@@ -73,12 +96,26 @@ export async function openDatabase(
   } catch (err) {
     await sql.end();
     const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && SETTINGS_ERRORS.has(code))
+    if (typeof code === "string" && SETTINGS_ERRORS.has(code)) {
+      const message = (err as Error).message;
+      const hint = tlsHint(code, message);
       throw new StartupError(
-        `cannot open the database at DATABASE_URL="${databaseLocation(url)}": ${(err as Error).message}${(err as Error).message.includes(code) ? "" : ` (${code})`}`,
+        `cannot open the database at DATABASE_URL="${databaseLocation(url)}": ${message}${message.includes(code) ? "" : ` (${code})`}${hint ? `; ${hint}` : ""}`,
       );
+    }
     throw err;
   }
+}
+
+/** What to change in DATABASE_URL for a TLS problem (libpq's parameters, as managed PostgreSQL documents them). */
+function tlsHint(code: string, message: string): string | undefined {
+  if (UNTRUSTED_CERTIFICATE.includes(code))
+    return "no CA this process trusts signed the server's certificate: name the CA with sslrootcert=/path/to/ca.pem in DATABASE_URL";
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
+    return "the server's certificate does not name this host: connect by a name it lists, or use sslmode=verify-ca";
+  if (code === "ECONNRESET") return "with sslmode=require or stricter, the server may not offer TLS";
+  if (code === "28000" && message.includes("no encryption")) return "the server takes TLS connections only: drop sslmode=disable";
+  return undefined;
 }
 
 /** One step of a component's schema, applied once, in order of `version`. */

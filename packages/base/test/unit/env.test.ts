@@ -56,6 +56,27 @@ describe("parseEnv", () => {
     );
   });
 
+  it("takes libpq's TLS parameters in DATABASE_URL and refuses the ones it cannot honour, naming them", () => {
+    const StoreEnv = ServiceEnv.extend(DatabaseEnv.shape);
+    const url = "postgres://tm:hunter2@db.example.com:5432/toolmesh";
+    for (const params of [
+      "sslmode=verify-full&sslrootcert=/etc/ssl/rds.pem",
+      "sslmode=require",
+      "sslrootcert=system",
+      "sslcert=/c.pem&sslkey=/k.pem",
+    ])
+      expect(parseEnv(StoreEnv, { DATABASE_URL: `${url}?${params}` }).DATABASE_URL).toBe(`${url}?${params}`);
+    const refused = (params: string) => () => parseEnv(StoreEnv, { DATABASE_URL: `${url}?${params}` });
+    expect(refused("sslmode=verify_full")).toThrow(
+      /DATABASE_URL=".*\?sslmode=verify_full": sslmode=verify_full is not one of disable, allow, prefer, require, verify-ca, verify-full$/,
+    );
+    expect(refused("sslmode=require&sslcrl=/crl.pem")).toThrow(
+      /sslcrl is not supported \(TLS takes sslmode, sslrootcert, sslcert and sslkey\)$/,
+    );
+    expect(refused("sslcert=/c.pem")).toThrow(/sslcert and sslkey go together/);
+    expect(refused("sslmode=bogus")).not.toThrow(/hunter2/);
+  });
+
   it("takes LOG_FORMAT json or nothing, and refuses a typo", () => {
     expect(parseEnv(ServiceEnv, { LOG_FORMAT: "json" }).LOG_FORMAT).toBe("json");
     expect(parseEnv(ServiceEnv, {}).LOG_FORMAT).toBeUndefined();
