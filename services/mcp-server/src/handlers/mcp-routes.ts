@@ -100,7 +100,9 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       return rpcError(reply, status, code, "bad-request", message, rpcId, { session: request.headers["mcp-session-id"], method });
     }
     const { id, session } = existing(request, group);
+    const rpcId = requestId(body);
     if (id !== undefined) {
+      // The spec's answer for a session this instance does not hold: 404, and the client initializes again.
       if (!session)
         return rpcError(
           reply,
@@ -108,10 +110,10 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
           -32001,
           ErrorType.notFound,
           `session '${id}' not found (closed, expired, or opened at another URL): initialize again`,
+          rpcId,
         );
       return handOver(session.transport, request, reply, deps.logger, body);
     }
-    const rpcId = requestId(body);
     if (!isInitializeRequest(body)) {
       return rpcError(
         reply,
