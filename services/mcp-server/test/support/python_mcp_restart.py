@@ -37,6 +37,8 @@ async def attempt(call):
         return await call()
     except MCPError as err:
         return {"error": {"code": err.error.code, "message": err.error.message}}
+    except Exception as err:  # the transport's own failures (e.g. connection refused while the server restarts)
+        return {"exception": repr(err)}
 
 
 async def main(kind: str, rest: list[str]) -> None:
