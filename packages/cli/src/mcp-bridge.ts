@@ -1,6 +1,6 @@
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ErrorCode, type JSONRPCMessage, isJSONRPCRequest, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { McpHttpLink } from "./mcp-http-link.js";
 
 export interface McpBridgeOptions {
   url: URL;
@@ -11,31 +11,23 @@ export interface McpBridgeOptions {
 
 /**
  * An MCP stdio server that forwards every JSON-RPC message to toolmesh's Streamable HTTP endpoint and every
- * message from it back: the SDK's stdio server transport on one side, its Streamable HTTP client transport
- * on the other (which keeps the session id and opens the server's notification stream). Messages pass
- * through unchanged, so whatever the client and server negotiate is what they get. A request the HTTP side
- * cannot deliver is answered with a JSON-RPC error carrying the reason.
+ * message from it back: the SDK's stdio server transport on one side, an McpHttpLink on the other (the SDK's
+ * Streamable HTTP client transport, which keeps the session id and opens the server's notification stream,
+ * plus a new session when the server has forgotten the old one). Messages pass through unchanged, so
+ * whatever the client and server negotiate is what they get. A request the HTTP side cannot deliver is
+ * answered with a JSON-RPC error carrying the reason.
  * Resolves when stdin closes.
  */
 export async function runMcpBridge({ url, token, log }: McpBridgeOptions): Promise<void> {
   const stdio = new StdioServerTransport();
-  const http = new StreamableHTTPClientTransport(
+  const http = new McpHttpLink({
     url,
-    token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
-  );
-  let initializeId: string | number | undefined;
-
-  http.onmessage = (message) => {
-    // The HTTP transport must send the negotiated version on every later request.
-    if (isJSONRPCResultResponse(message) && message.id === initializeId && typeof message.result.protocolVersion === "string") {
-      http.setProtocolVersion(message.result.protocolVersion);
-    }
-    void stdio.send(message).catch((err: unknown) => log(`could not write to stdout: ${(err as Error).message}`));
-  };
-  http.onerror = (err) => log(`MCP endpoint ${url.href}: ${err.message}`);
+    token,
+    log,
+    onmessage: (message) => void stdio.send(message).catch((err: unknown) => log(`could not write to stdout: ${(err as Error).message}`)),
+  });
 
   stdio.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCRequest(message) && message.method === "initialize") initializeId = message.id;
     http.send(message).catch((err: unknown) => {
       const reason = (err as Error).message;
       log(`forwarding ${"method" in message ? message.method : "a reply"} failed: ${reason}`);
@@ -57,8 +49,6 @@ export async function runMcpBridge({ url, token, log }: McpBridgeOptions): Promi
   await stdio.start();
   log(`forwarding stdio to ${url.href}`);
   await closed;
-  // Ends the session on the server too (DELETE), then stops.
-  await http.terminateSession().catch(() => undefined);
   await http.close();
   await stdio.close();
 }

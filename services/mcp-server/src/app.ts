@@ -46,7 +46,8 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   // Hooks run newest first: sessions close (ending their streams) before the Pulsar clients behind them.
   runtime.onShutdown(() => catalog.close());
   runtime.onShutdown(() => invoker.close());
-  runtime.onShutdown(() => sessions.closeAll());
+  // Leaves the other hooks (Pulsar clients) 2 s of SHUTDOWN_TIMEOUT_MS.
+  runtime.onShutdown(() => sessions.closeAll(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));
 
   const listTools = createToolsListHandler({ catalog, views, pageSize: env.MCP_PAGE_SIZE });
   const callTool = createToolsCallHandler({

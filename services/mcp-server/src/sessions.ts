@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Logger } from "pino";
@@ -31,6 +32,9 @@ export interface SessionRegistryOptions {
 export class SessionRegistry {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+  private closing = false;
 
   constructor(private readonly options: SessionRegistryOptions) {
     this.sweeper = setInterval(() => this.sweep(), Math.min(options.idleMs, 60_000)).unref();
@@ -42,6 +46,19 @@ export class SessionRegistry {
 
   get full(): boolean {
     return this.sessions.size >= this.options.maxSessions;
+  }
+
+  /** True once shutdown began: no new session opens here. */
+  get shuttingDown(): boolean {
+    return this.closing;
+  }
+
+  /** Counts a POST until its response ends, so that shutdown lets it finish. */
+  track(response: ServerResponse): void {
+    this.inFlight++;
+    response.once("close", () => {
+      if (--this.inFlight === 0) this.drained?.();
+    });
   }
 
   add(session: McpSession): void {
@@ -81,8 +98,23 @@ export class SessionRegistry {
     }
   }
 
-  async closeAll(): Promise<void> {
+  /**
+   * Closes every session, after the requests in flight have been answered or `drainMs` has passed: a rolling
+   * restart then cuts no tool call short (closing a session cancels its calls and ends their streams unanswered).
+   */
+  async closeAll(drainMs = 0): Promise<void> {
+    this.closing = true;
     clearInterval(this.sweeper);
+    if (this.inFlight > 0 && drainMs > 0) {
+      this.options.logger.info(
+        { requests: this.inFlight, waitMs: drainMs },
+        "letting the requests in flight finish before closing the sessions",
+      );
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        setTimeout(resolve, drainMs).unref();
+      });
+    }
     await Promise.allSettled([...this.sessions.values()].map((s) => s.transport.close()));
     this.sessions.clear();
     this.options.metrics.sessions.set(0);

@@ -100,7 +100,9 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       return rpcError(reply, status, code, "bad-request", message, rpcId, { session: request.headers["mcp-session-id"], method });
     }
     const { id, session } = existing(request, group);
+    const rpcId = requestId(body);
     if (id !== undefined) {
+      // The spec's answer for a session this instance does not hold: 404, and the client initializes again.
       if (!session)
         return rpcError(
           reply,
@@ -108,10 +110,11 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
           -32001,
           ErrorType.notFound,
           `session '${id}' not found (closed, expired, or opened at another URL): initialize again`,
+          rpcId,
         );
+      deps.sessions.track(reply.raw);
       return handOver(session.transport, request, reply, deps.logger, body);
     }
-    const rpcId = requestId(body);
     if (!isInitializeRequest(body)) {
       return rpcError(
         reply,
@@ -124,6 +127,15 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
     }
     const pin = parsePin((request.query as { revision?: unknown }).revision);
     if (typeof pin === "string") return rpcError(reply, 400, ErrorCode.InvalidParams, "bad-request", pin, rpcId);
+    if (deps.sessions.shuttingDown)
+      return rpcError(
+        reply,
+        503,
+        ErrorCode.InternalError,
+        "unavailable",
+        "this instance is shutting down; retry (another instance answers)",
+        rpcId,
+      );
     if (deps.sessions.full)
       return rpcError(
         reply,
@@ -154,6 +166,7 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       deps.logger.warn({ reason }, "could not open a session: no catalog revision");
       return rpcError(reply, 503, ErrorCode.InternalError, "unavailable", `no catalog to serve: ${reason}`, rpcId);
     }
+    deps.sessions.track(reply.raw);
     return handOver(await openSession(deps, catalog), request, reply, deps.logger, body);
   };
 

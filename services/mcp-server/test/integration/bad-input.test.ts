@@ -165,7 +165,16 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
       "mcp-session-id": "00000000-0000-0000-0000-000000000000",
     });
     expect(unknownSession.status).toBe(404);
-    expect(unknownSession.json().error.message).toMatch(/^session '00000000-0000-0000-0000-000000000000' not found/);
+    // JSON-RPC 2.0: the error answers the request by its id (null only when the id could not be read).
+    expect(unknownSession.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 8,
+      error: {
+        code: -32001,
+        message: "session '00000000-0000-0000-0000-000000000000' not found (closed, expired, or opened at another URL): initialize again",
+        data: { type: "not-found" },
+      },
+    });
   });
 
   it("an older protocol version is negotiated; an unknown one gets the newest; a foreign browser origin is refused", async () => {

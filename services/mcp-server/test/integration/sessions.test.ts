@@ -151,10 +151,28 @@ describe("sessions, revisions and tool groups", () => {
         headers: { ...headers, "mcp-session-id": idle, "mcp-protocol-version": "2025-11-25" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
       });
-    await waitFor(async () => (await ping()).status === 404, {
-      timeoutMs: 20_000,
-      intervalMs: 7_000,
-      description: "the idle session to be closed",
+    const gone = await waitFor(
+      async () => {
+        const reply = await ping();
+        return reply.status === 404
+          ? { status: reply.status, contentType: reply.headers.get("content-type"), body: await reply.json() }
+          : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 7_000, description: "the idle session to be closed" },
+    );
+    // The same answer as for a session this instance never had, so clients re-initialize as the spec says.
+    expect(gone).toEqual({
+      status: 404,
+      contentType: expect.stringMatching(/^application\/json/),
+      body: {
+        jsonrpc: "2.0",
+        id: 2,
+        error: {
+          code: -32001,
+          message: `session '${idle}' not found (closed, expired, or opened at another URL): initialize again`,
+          data: { type: "not-found" },
+        },
+      },
     });
     expect((await listAll(listening.client)).names).toEqual(AFTER);
   });

@@ -1,0 +1,135 @@
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** How long a re-initialize may take before the request that needed it fails. */
+const REINITIALIZE_TIMEOUT_MS = 30_000;
+
+export interface McpHttpLinkOptions {
+  url: URL;
+  token: string | undefined;
+  log: (line: string) => void;
+  /** Every message the server sends the client (replies and notifications), from whichever session. */
+  onmessage: (message: JSONRPCMessage) => void;
+}
+
+/** The server no longer knows this session (it restarted, idled it out, or the request reached another replica). */
+const sessionGone = (err: unknown, transport: StreamableHTTPClientTransport) =>
+  err instanceof StreamableHTTPError && err.code === 404 && transport.sessionId !== undefined;
+
+/**
+ * The Streamable HTTP side of `tg mcp`: one MCP session with toolmesh's endpoint, kept alive for a stdio
+ * client that cannot know the server forgot it. On a 404 for the session (the spec's "start a new session")
+ * it initializes a new one with the client's own initialize params, sends notifications/initialized, tells
+ * the client its tool list may have changed, and sends the failed message once more.
+ */
+export class McpHttpLink {
+  private transport: StreamableHTTPClientTransport;
+  private initialize: JSONRPCRequest | undefined;
+  private recovery: Promise<StreamableHTTPClientTransport> | undefined;
+  private readonly pending = new Map<string, (reply: JSONRPCMessage) => void>();
+  private reinitializations = 0;
+
+  constructor(private readonly options: McpHttpLinkOptions) {
+    this.transport = this.open();
+  }
+
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.transport.start();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (isJSONRPCRequest(message) && message.method === "initialize") this.initialize ??= message;
+    const used = this.transport;
+    try {
+      await used.send(message);
+    } catch (err) {
+      // A reply to a request of the forgotten session means nothing to a new one.
+      if (!sessionGone(err, used) || !this.initialize || !("method" in message)) throw err;
+      const fresh = await this.recover(used);
+      await fresh.send(message);
+    }
+  }
+
+  /** Ends the session on the server (DELETE), then stops. */
+  async close(): Promise<void> {
+    await this.transport.terminateSession().catch(() => undefined);
+    await this.transport.close();
+  }
+
+  private open(): StreamableHTTPClientTransport {
+    const { url, token, log } = this.options;
+    const transport = new StreamableHTTPClientTransport(
+      url,
+      token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
+    );
+    transport.onmessage = (message) => {
+      if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && typeof message.id === "string") {
+        const waiting = this.pending.get(message.id);
+        if (waiting) return waiting(message);
+      }
+      // The HTTP transport must send the negotiated version on every later request.
+      if (isJSONRPCResultResponse(message) && message.id === this.initialize?.id && typeof message.result.protocolVersion === "string") {
+        transport.setProtocolVersion(message.result.protocolVersion);
+      }
+      this.options.onmessage(message);
+    };
+    transport.onerror = (err) => {
+      // A forgotten session is handled (or reported) where the request failed.
+      if (!sessionGone(err, transport)) log(`MCP endpoint ${url.href}: ${err.message}`);
+    };
+    return transport;
+  }
+
+  /** One re-initialize for every request that found `stale` forgotten; later ones use its result. */
+  private recover(stale: StreamableHTTPClientTransport): Promise<StreamableHTTPClientTransport> {
+    if (this.transport !== stale) return Promise.resolve(this.transport);
+    this.recovery ??= this.reinitialize(stale).finally(() => (this.recovery = undefined));
+    return this.recovery;
+  }
+
+  private async reinitialize(stale: StreamableHTTPClientTransport): Promise<StreamableHTTPClientTransport> {
+    const fresh = this.open();
+    await fresh.start();
+    const id = `tg-mcp-reinitialize-${++this.reinitializations}`;
+    let timer: NodeJS.Timeout | undefined;
+    const reply = new Promise<JSONRPCMessage>((resolve, reject) => {
+      this.pending.set(id, resolve);
+      timer = setTimeout(() => reject(new Error(`no answer to initialize in ${REINITIALIZE_TIMEOUT_MS} ms`)), REINITIALIZE_TIMEOUT_MS);
+    });
+    try {
+      await fresh.send({ ...this.initialize!, id });
+      const answer = await reply;
+      if (!isJSONRPCResultResponse(answer)) throw new Error(`initialize refused: ${JSON.stringify(answer)}`);
+      const { protocolVersion, capabilities } = answer.result as {
+        protocolVersion?: unknown;
+        capabilities?: { tools?: { listChanged?: boolean } };
+      };
+      if (typeof protocolVersion === "string") fresh.setProtocolVersion(protocolVersion);
+      await fresh.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      this.transport = fresh;
+      void stale.close();
+      this.options.log(
+        `session ${stale.sessionId} is unknown to the server (restarted, idle too long, or another replica): initialized a new one, ${fresh.sessionId}`,
+      );
+      // The new session may serve another catalog revision than the old one did.
+      if (capabilities?.tools?.listChanged) this.options.onmessage({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      return fresh;
+    } catch (err) {
+      void fresh.close();
+      throw new Error(`session ${stale.sessionId} is unknown to the server, and a new one could not be opened: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+      this.pending.delete(id);
+    }
+  }
+}

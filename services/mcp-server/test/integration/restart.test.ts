@@ -1,0 +1,122 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PythonMcpServer, pythonPeer } from "@toolmesh/test-support";
+import { clientConfig } from "../support/client-config.js";
+import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DAD_CATS = "Why don't cats play poker in the jungle? Too many cheetahs.";
+const ALL_TOOLS = [ECHO_TOOL, ...JOKE_TOOLS, "slow"].sort();
+
+const system = new McpSystem();
+let python: PythonMcpServer | undefined;
+beforeAll(async () => {
+  await system.start();
+  // A tool that takes its time: the Python MCP SDK server's `sleep`, reached through mcp-tool.
+  python = await PythonMcpServer.start();
+  await system.putConfig([
+    { type: "mcp", key: "python", value: { url: python.url, "remote-name": "sleep" } },
+    {
+      type: "tool",
+      key: "slow",
+      value: {
+        type: "mcp-tool",
+        name: "slow",
+        "mcp-tool": "python",
+        description: "sleeps",
+        arguments: [{ name: "seconds", type: "number", description: "how long" }],
+      },
+    },
+  ]);
+  await system.waitForTools([...ALL_TOOLS, "slow"]);
+}, 180_000);
+afterAll(async () => {
+  await python?.stop();
+  await system.stop();
+});
+
+interface Outcome {
+  before: string[];
+  call: { is_error: boolean; text: string[] } | { error: { code: number; message: string } };
+  after: string[] | { error: { code: number; message: string } };
+  list_changed: number;
+  stderr: string;
+}
+
+/**
+ * Runs python_mcp_restart.py with `args`: it opens a session and lists the tools; then the same session calls
+ * `tool` and lists again. mcp-server restarts before the call, or (`during`) one second into it.
+ */
+async function acrossRestart(
+  args: string[],
+  { tool = "tell-dad-joke", input = { topic: "cats" } as object, during = false } = {},
+): Promise<Outcome> {
+  const child = spawn(pythonPeer("mcp"), [join(here, "../support/python_mcp_restart.py"), ...args, tool, JSON.stringify(input)], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const restart = () => system.processes.get("mcp-server")!.restart();
+  try {
+    const first = await lines.next();
+    if (first.done) throw new Error(`the Python client ended early:\n${stderr}`);
+    const { before } = JSON.parse(first.value) as { before: string[] };
+    let restarted: Promise<void>;
+    if (during) {
+      child.stdin.write("go\n");
+      restarted = new Promise((resolve) => setTimeout(resolve, 1_000)).then(restart);
+    } else {
+      await (restarted = restart());
+      child.stdin.write("go\n");
+    }
+    const second = await lines.next();
+    if (second.done) throw new Error(`the Python client ended early:\n${stderr}`);
+    child.stdin.end();
+    await Promise.all([exited, restarted]);
+    return { before, ...(JSON.parse(second.value) as Omit<Outcome, "before" | "stderr">), stderr };
+  } finally {
+    child.kill();
+  }
+}
+
+describe("a client whose session the MCP server forgot (restart, or another replica)", () => {
+  it("tg mcp re-initializes by itself: the Python SDK's stdio client sees no error", async () => {
+    const { command, args, env } = clientConfig(system.mcpUrl, TOKEN).mcpServers["toolmesh-stdio"];
+    const outcome = await acrossRestart(["stdio", command, JSON.stringify(args), JSON.stringify({ ...process.env, ...env })]);
+    console.log("tg mcp across a restart:", JSON.stringify({ ...outcome, stderr: undefined }), "\nstderr:", outcome.stderr);
+    expect(outcome.before).toEqual(ALL_TOOLS);
+    expect(outcome.call).toEqual({ is_error: false, text: [DAD_CATS] });
+    expect(outcome.after).toEqual(ALL_TOOLS);
+    // The new session may be on another catalog revision: the client is told to list again.
+    expect(outcome.list_changed).toBe(1);
+    expect(
+      outcome.stderr.match(/^tg: session [0-9a-f-]{36} is unknown to the server .*: initialized a new one, [0-9a-f-]{36}$/gm),
+    ).toHaveLength(1);
+    // (The old session's notification stream may log its reconnect attempts while the server is down.)
+    expect(outcome.stderr).not.toMatch(/forwarding .* failed/);
+  }, 60_000);
+
+  it("the Python SDK's Streamable HTTP client gets the server's 404 as a JSON-RPC error saying to initialize again", async () => {
+    const outcome = await acrossRestart(["http", system.mcpUrl, TOKEN]);
+    console.log("Python SDK over HTTP across a restart:", JSON.stringify({ ...outcome, stderr: undefined }));
+    expect(outcome.before).toEqual(ALL_TOOLS);
+    expect(outcome.call).toEqual({
+      error: { code: -32001, message: expect.stringMatching(/^session '[0-9a-f-]{36}' not found .*initialize again$/) },
+    });
+    expect(outcome.after).toEqual(outcome.call);
+    expect(outcome.list_changed).toBe(0);
+  }, 60_000);
+
+  it("a call in flight when mcp-server gets SIGTERM (a rolling restart) is finished before the sessions close", async () => {
+    const outcome = await acrossRestart(["http", system.mcpUrl, TOKEN], { tool: "slow", input: { seconds: 2 }, during: true });
+    console.log("Python SDK, a call across SIGTERM:", JSON.stringify({ ...outcome, stderr: undefined }));
+    expect(outcome.call).toEqual({ is_error: false, text: ["slept 2.0 s"] });
+    const logs = system.processes.get("mcp-server")!.logs;
+    expect(logs).not.toMatch(/cancelled by the client/);
+  }, 60_000);
+});
