@@ -70,3 +70,33 @@ export function driverConnection(databaseUrl: string): { url: string; ssl: Drive
     };
   return { url: url.toString(), ssl };
 }
+
+/** Node's codes for a certificate no CA this process trusts has signed. */
+const UNTRUSTED_CERTIFICATE = [
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+];
+
+/** TLS failures that say DATABASE_URL's TLS settings (or the server's certificate) are wrong: the server's certificate or its TLS support. */
+export const TLS_SETTINGS_ERRORS = [
+  ...UNTRUSTED_CERTIFICATE,
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ECONNRESET",
+];
+
+/** What to change in DATABASE_URL for a TLS problem (libpq's parameters, as managed PostgreSQL documents them). */
+export function tlsHint(code: string, message: string): string | undefined {
+  if (UNTRUSTED_CERTIFICATE.includes(code))
+    return "no CA this process trusts signed the server's certificate: name the CA with sslrootcert=/path/to/ca.pem in DATABASE_URL";
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
+    return "the server's certificate does not name this host: connect by a name it lists, or use sslmode=verify-ca";
+  if (code === "ECONNRESET") return "with sslmode=require or stricter, the server may not offer TLS";
+  if (code === "28000" && message.includes("no encryption")) return "the server takes TLS connections only: drop sslmode=disable";
+  return undefined;
+}

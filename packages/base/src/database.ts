@@ -1,17 +1,7 @@
 import postgres from "postgres";
 import { z } from "zod";
-import { driverConnection, sslParameterProblem } from "./database-tls.js";
+import { TLS_SETTINGS_ERRORS, driverConnection, sslParameterProblem, tlsHint } from "./database-tls.js";
 import { StartupError } from "./startup-error.js";
-
-/** Node's codes for a certificate no CA this process trusts has signed. */
-const UNTRUSTED_CERTIFICATE = [
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "CERT_UNTRUSTED",
-];
 
 /**
  * Errors that say DATABASE_URL (or the server behind it) is wrong rather than toolmesh: the host refuses,
@@ -29,12 +19,7 @@ const SETTINGS_ERRORS = new Set([
   "28000",
   "3D000",
   "42501",
-  // TLS (sslmode, sslrootcert): the server's certificate or its TLS support.
-  ...UNTRUSTED_CERTIFICATE,
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "ECONNRESET",
+  ...TLS_SETTINGS_ERRORS,
 ]);
 
 /** A PostgreSQL connection pool (porsager's `postgres` driver). */
@@ -64,9 +49,9 @@ export const DatabaseEnv = z.object({
 export type DatabaseEnv = z.output<typeof DatabaseEnv>;
 
 /**
- * A pool on `url` (TLS as its libpq parameters say: `driverConnection`). BIGINT columns and COUNT(*) come back as JS numbers (toolmesh's are versions, counts and
- * millisecond times, far below 2^53) rather than the driver's default strings; notices (e.g. "relation
- * already exists, skipping") are not logged.
+ * A pool on `url`, with TLS as its libpq parameters say (`driverConnection`). BIGINT columns and COUNT(*)
+ * come back as JS numbers (toolmesh's are versions, counts and millisecond times, far below 2^53) rather
+ * than the driver's default strings; notices (e.g. "relation already exists, skipping") are not logged.
  */
 export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
   const { url: driverUrl, ssl } = driverConnection(url);
@@ -105,17 +90,6 @@ export async function openDatabase(
     }
     throw err;
   }
-}
-
-/** What to change in DATABASE_URL for a TLS problem (libpq's parameters, as managed PostgreSQL documents them). */
-function tlsHint(code: string, message: string): string | undefined {
-  if (UNTRUSTED_CERTIFICATE.includes(code))
-    return "no CA this process trusts signed the server's certificate: name the CA with sslrootcert=/path/to/ca.pem in DATABASE_URL";
-  if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
-    return "the server's certificate does not name this host: connect by a name it lists, or use sslmode=verify-ca";
-  if (code === "ECONNRESET") return "with sslmode=require or stricter, the server may not offer TLS";
-  if (code === "28000" && message.includes("no encryption")) return "the server takes TLS connections only: drop sslmode=disable";
-  return undefined;
 }
 
 /** One step of a component's schema, applied once, in order of `version`. */

@@ -16,6 +16,8 @@ const otlpProtocol = z
  */
 export const TRACE_PROPAGATORS = ["tracecontext", "baggage", "b3", "b3multi", "none"] as const;
 export type TracePropagator = (typeof TRACE_PROPAGATORS)[number];
+/** OpenTelemetry's default for OTEL_PROPAGATORS. */
+export const DEFAULT_TRACE_PROPAGATORS: TracePropagator[] = ["tracecontext", "baggage"];
 const tracePropagators = z
   .string()
   .transform((list) => [...new Set(list.split(",").map((name) => name.trim().toLowerCase()))].filter((name) => name !== ""))
@@ -29,7 +31,7 @@ const tracePropagators = z
       ctx.addIssue({ code: "custom", message: "none sends no trace context: it cannot be combined with others" });
   })
   .transform((names) => names as TracePropagator[])
-  .default(["tracecontext", "baggage"]);
+  .default(DEFAULT_TRACE_PROPAGATORS);
 
 /** The samplers OpenTelemetry's JS SDK builds from OTEL_TRACES_SAMPLER (the ratio ones read OTEL_TRACES_SAMPLER_ARG). */
 const TRACES_SAMPLERS = [

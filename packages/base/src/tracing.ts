@@ -13,7 +13,7 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
 import { setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
-import type { BaseEnv, TracePropagator, TracesSampler } from "./env.js";
+import { type BaseEnv, DEFAULT_TRACE_PROPAGATORS, type TracePropagator, type TracesSampler } from "./env.js";
 
 /** Where spans go once tracing is on. */
 export interface TracingSettings {
@@ -107,7 +107,7 @@ export class Tracing {
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
     const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-    const tracing = new Tracing(provider, settings.sampler, propagatorFor(settings.propagators ?? ["tracecontext", "baggage"]));
+    const tracing = new Tracing(provider, settings.sampler, propagatorFor(settings.propagators ?? DEFAULT_TRACE_PROPAGATORS));
     tracing.register();
     return tracing;
   }
