@@ -2,7 +2,7 @@ import closeWithGrace from "close-with-grace";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { BrokerDrops, PulsarClient, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
+import { BrokerDrops, PulsarClient, authTokenOf, serve, type ServeOptions, type Subscription, type Transport } from "@toolmesh/pulsar";
 import { TopicLayout } from "@toolmesh/schema";
 import { ConfigView } from "./config-view.js";
 import type { BaseEnv } from "./env.js";
@@ -70,6 +70,7 @@ export class ServiceRuntime {
       onDropped: (topic, subscription, count) => this.metrics.brokerDropped(topic, subscription, count),
       logger: this.logger.child({ component: "broker-drops" }),
       intervalMs: options.env.BROKER_DROPS_POLL_MS,
+      authToken: authTokenOf(settings),
     });
     // The broker's own counters exist only on a broker: none behind an injected (in-memory) transport.
     if (!options.transport) this.brokerDrops.start();

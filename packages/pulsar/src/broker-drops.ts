@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { z } from "zod";
 import { parseTopic } from "@toolmesh/schema";
+import type { AuthToken } from "./transport.js";
 
 /** The parts of the broker's topic stats (`GET /admin/v2/non-persistent/.../stats`) this reads. */
 const TopicStats = z.object({
@@ -24,6 +25,8 @@ export interface BrokerDropsOptions {
   logger: Logger;
   /** Time between polls; 0 polls only when asked (`poll()`). */
   intervalMs: number;
+  /** The client's token, sent as `Authorization: Bearer` (a broker with token authentication refuses stats without one). */
+  authToken?: AuthToken;
 }
 
 interface Watched {
@@ -90,7 +93,9 @@ export class BrokerDrops {
     const path = [t.tenant, t.namespace, t.topic].map(encodeURIComponent).join("/");
     const url = `${this.options.webServiceUrl.replace(/\/+$/, "")}/admin/v2/non-persistent/${path}/stats`;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      const token = await this.options.authToken?.();
+      const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(5_000) });
       if (response.status === 401 || response.status === 403) {
         this.refused = true;
         this.options.logger.warn(

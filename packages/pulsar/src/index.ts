@@ -19,7 +19,7 @@ export type * from "./transport.js";
 export { messageSize } from "./transport.js";
 export { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./ws/limits.js";
 export { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
-export { createTransport, transportKind, type TransportKind, type TransportSettings } from "./transport-factory.js";
+export { authTokenOf, createTransport, transportKind, type TransportKind, type TransportSettings } from "./transport-factory.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";
 export { MemoryBroker } from "./memory/broker.js";
 export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
-import type { Transport } from "./transport.js";
+import type { AuthToken, Transport } from "./transport.js";
 import { WebSocketTransport } from "./ws/transport.js";
 
 export type TransportKind = "binary" | "websocket";
@@ -12,6 +12,7 @@ export interface TransportSettings {
   webServiceUrl?: string;
   /** Forces a transport; by default binary when serviceUrl is given, else WebSocket. */
   kind?: TransportKind;
+  /** Token authentication (binary CONNECT and challenges; `Authorization: Bearer` on WebSocket sessions and admin calls). */
   authToken?: BinaryTransportOptions["authToken"];
   tls?: BinaryTransportOptions["tls"];
   sendTimeoutMs?: number;
@@ -26,6 +27,13 @@ export interface TransportSettings {
 /** The one selection rule: a service URL means the binary protocol unless WebSocket is asked for. */
 export function transportKind(settings: Pick<TransportSettings, "serviceUrl" | "kind">): TransportKind {
   return settings.kind ?? (settings.serviceUrl ? "binary" : "websocket");
+}
+
+/** The settings' token as one function for every transport (a fixed string or a function, sync or async). */
+export function authTokenOf(settings: Pick<TransportSettings, "authToken">): AuthToken | undefined {
+  const token = settings.authToken;
+  if (token === undefined) return undefined;
+  return typeof token === "string" ? async () => token : async () => await token();
 }
 
 export function createTransport(settings: TransportSettings, logger: Logger): Transport {
@@ -49,5 +57,6 @@ export function createTransport(settings: TransportSettings, logger: Logger): Tr
     pingIntervalMs: settings.pingIntervalMs,
     brokerMaxMessageSize: settings.brokerMaxMessageSize,
     maxFrameSize: settings.webSocketMaxFrameSize,
+    authToken: authTokenOf(settings),
   });
 }

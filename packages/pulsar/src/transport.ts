@@ -4,6 +4,9 @@
  */
 export type Properties = Record<string, string>;
 
+/** Where a transport gets the token it authenticates with: asked at every (re)connection and broker challenge. */
+export type AuthToken = () => Promise<string>;
+
 export interface OutgoingMessage {
   payload: Buffer;
   properties: Properties;

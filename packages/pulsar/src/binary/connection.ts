@@ -318,7 +318,11 @@ export class BrokerConnection {
   }
 
   private async answerAuthChallenge(): Promise<void> {
-    const token = await this.options.authToken?.().catch(() => undefined);
+    const token = await this.options.authToken?.().catch((err: Error) => {
+      // An empty answer makes the broker close the connection; it is made again with a fresh token.
+      this.options.logger.warn({ broker: this.label, err: err.message }, "could not get a token to answer the broker's auth challenge");
+      return undefined;
+    });
     this.write(
       encodeCommand({
         type: CommandType.AUTH_RESPONSE,

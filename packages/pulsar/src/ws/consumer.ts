@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ConsumerChannel, IncomingMessage, SubscribeOptions } from "../transport.js";
+import type { AuthToken, ConsumerChannel, IncomingMessage, SubscribeOptions } from "../transport.js";
 import { ConsumerMessageFrame, parseFrame } from "./frames.js";
 import { ReconnectingLink } from "./link.js";
 import { consumerUrl } from "./urls.js";
@@ -8,6 +8,7 @@ export interface WsConsumerOptions extends SubscribeOptions {
   baseUrl: string;
   logger: Logger;
   pingIntervalMs?: number;
+  authToken?: AuthToken;
 }
 
 /**
@@ -30,6 +31,7 @@ export class WsConsumer implements ConsumerChannel {
       label: `consumer ${options.topic} [${options.subscription}]`,
       logger: options.logger,
       pingIntervalMs: options.pingIntervalMs,
+      authToken: options.authToken,
       onFrame: (frame) => this.onFrame(frame),
     });
   }

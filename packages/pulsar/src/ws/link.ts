@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import WebSocket from "ws";
 import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "../backoff.js";
 import { ClosedError, PulsarError } from "../errors.js";
+import type { AuthToken } from "../transport.js";
 
 export interface LinkOptions {
   url: string;
@@ -12,6 +13,8 @@ export interface LinkOptions {
   /** The broker drops WebSocket sessions idle for 5 minutes; pings keep them alive and detect dead peers. */
   pingIntervalMs?: number;
   backoff?: BackoffOptions;
+  /** A token sent as `Authorization: Bearer` on each upgrade (asked again at every reconnect, so a renewed one is used). */
+  authToken?: AuthToken;
   onOpen?: () => void;
   onFrame: (frame: string) => void;
   onDown?: () => void;
@@ -101,8 +104,25 @@ export class ReconnectingLink {
 
   private connect(): void {
     if (this.closed) return;
+    if (!this.options.authToken) return this.open(undefined);
+    this.options.authToken().then(
+      (token) => this.open(token),
+      (err: Error) => {
+        // Like a refused upgrade: retried with backoff (the token source may be briefly unreachable).
+        this.options.logger.warn({ link: this.options.label, err: err.message }, "could not get the auth token for the pulsar link");
+        this.scheduleReconnect();
+      },
+    );
+  }
+
+  private open(token: string | undefined): void {
+    if (this.closed) return;
     const { logger, label } = this.options;
-    const socket = new WebSocket(this.options.url, { perMessageDeflate: false, handshakeTimeout: 10_000 });
+    const socket = new WebSocket(this.options.url, {
+      perMessageDeflate: false,
+      handshakeTimeout: 10_000,
+      ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    });
     this.socket = socket;
     this.tcp = undefined;
     let alive = true;

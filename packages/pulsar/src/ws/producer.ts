@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ClosedError, MessageTooLargeError, SendError } from "../errors.js";
-import type { OutgoingMessage, ProducerChannel } from "../transport.js";
+import type { AuthToken, OutgoingMessage, ProducerChannel } from "../transport.js";
 import { ProducerAckFrame, parseFrame } from "./frames.js";
 import { ReconnectingLink } from "./link.js";
 import { producerUrl } from "./urls.js";
@@ -22,6 +22,7 @@ export interface WsProducerOptions {
   /** The broker's `webSocketMaxTextFrameSize`: a longer frame would close the session. */
   maxFrameSize: number;
   pingIntervalMs?: number;
+  authToken?: AuthToken;
 }
 
 /**
@@ -42,6 +43,7 @@ export class WsProducer implements ProducerChannel {
       label: `producer ${options.topic}`,
       logger: options.logger,
       pingIntervalMs: options.pingIntervalMs,
+      authToken: options.authToken,
       onFrame: (frame) => this.onFrame(frame),
       onOpen: () => this.flush(),
       onDown: () => {

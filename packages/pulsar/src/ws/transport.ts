@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import type { AuthToken, ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
 import { WsConsumer } from "./consumer.js";
 import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./limits.js";
 import { WsProducer } from "./producer.js";
@@ -14,6 +14,8 @@ export interface WebSocketTransportOptions {
   brokerMaxMessageSize?: number;
   /** The broker's `webSocketMaxTextFrameSize` (default 10 MiB, as toolmesh's deployments set it; Pulsar's is 1 MiB). */
   maxFrameSize?: number;
+  /** Sent as `Authorization: Bearer` when each session opens (token authentication on the broker). */
+  authToken?: AuthToken;
 }
 
 /** Pulsar's WebSocket API (`/ws/v2/...`): JSON frames, base64 payloads, one session per producer/consumer. */
@@ -37,13 +39,20 @@ export class WebSocketTransport implements Transport {
       sendTimeoutMs: this.options.sendTimeoutMs ?? 30_000,
       maxFrameSize: this.maxFrameSize,
       pingIntervalMs: this.options.pingIntervalMs,
+      authToken: this.options.authToken,
     });
     return this.track(producer, () => producer.start());
   }
 
   async subscribe(options: SubscribeOptions, onMessage: (message: IncomingMessage) => void): Promise<ConsumerChannel> {
     const consumer = new WsConsumer(
-      { ...options, baseUrl: this.baseUrl, logger: this.options.logger, pingIntervalMs: this.options.pingIntervalMs },
+      {
+        ...options,
+        baseUrl: this.baseUrl,
+        logger: this.options.logger,
+        pingIntervalMs: this.options.pingIntervalMs,
+        authToken: this.options.authToken,
+      },
       onMessage,
     );
     return this.track(consumer, () => consumer.start());

@@ -2,10 +2,19 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apacheClient, foreignToken, startSecuredBroker, waitFor, type SecuredBroker } from "@toolmesh/test-support";
-import { BinaryTransport, PulsarClient, type BinaryTransportOptions, type IncomingMessage } from "../../src/index.js";
+import pino from "pino";
+import {
+  BinaryTransport,
+  BrokerDrops,
+  PulsarClient,
+  WebSocketTransport,
+  type BinaryTransportOptions,
+  type IncomingMessage,
+} from "../../src/index.js";
 
 // Our binary-protocol transport against infra/pulsar's token authentication, TLS and Pulsar proxy, with
-// Apache's own client on the other end where it matters. The same broker setup is first proven with
+// Apache's own client on the other end where it matters; then the WebSocket transport and the admin calls
+// (broker-drop counting) with the same token. The same broker setup is first proven with
 // Apache's client alone (packages/test-support/test/integration/secured-broker.test.ts).
 // Needs BinaryTransport (packages/pulsar/src/binary/, the `binary` branch).
 let secured: SecuredBroker;
@@ -119,5 +128,59 @@ describe("through the Pulsar proxy (lookups answered with proxyThroughServiceUrl
     await consumer.ready;
     for (let i = 0; i < 3; i++) await ours.send(outbound, Buffer.from(`message-${i}`), { i: String(i) });
     expect((await consumer.result).received).toEqual(expected);
+  });
+});
+
+describe("the WebSocket transport with a token", () => {
+  const overWebSocket = (authToken?: () => Promise<string>) => {
+    const transport = new WebSocketTransport({ webServiceUrl: secured.broker.webServiceUrl, logger: pino({ level: "silent" }), authToken });
+    const client = new PulsarClient({ webServiceUrl: secured.broker.webServiceUrl, transport });
+    clients.push(client);
+    return client;
+  };
+
+  it("produces and consumes, the token sent as Authorization: Bearer on each session", async () => {
+    let asked = 0;
+    const client = overWebSocket(async () => (asked++, secured.token));
+    expect(await roundTrip(client, topic("ws-token"))).toEqual(expected);
+    expect(asked).toBeGreaterThanOrEqual(2); // one consumer session and one producer session at least
+  });
+
+  it.each([
+    ["signed with another key", async () => foreignToken()],
+    ["missing", undefined],
+  ])("is refused with HTTP 401 when the token is %s", async (_case, authToken) => {
+    const client = overWebSocket(authToken);
+    await expect(client.send(topic("ws-refused"), Buffer.from("x"))).rejects.toThrow(/HTTP 401/);
+  });
+});
+
+describe("broker-drop counting on a broker with token authentication", () => {
+  const drops = (authToken?: () => Promise<string>) => {
+    const seen: string[] = [];
+    const name = `non-persistent://public/default/drops-${randomUUID().slice(0, 8)}`;
+    const watcher = new BrokerDrops({
+      webServiceUrl: secured.broker.webServiceUrl,
+      subscriptions: () => [{ topic: name, subscription: "ours" }],
+      onDropped: (topic) => void seen.push(topic),
+      logger: pino({ level: "silent" }),
+      intervalMs: 0,
+      authToken,
+    });
+    return { name, seen, watcher };
+  };
+
+  it("reads the topic stats with the token, and is refused without it", async () => {
+    const client = connect({ authToken: secured.token });
+    const withToken = drops(async () => secured.token);
+    const without = drops();
+    for (const { name } of [withToken, without]) {
+      await client.subscribe({ topic: name, subscription: "ours", type: "Shared" }, async () => undefined);
+    }
+    await withToken.watcher.poll();
+    await without.watcher.poll();
+    // A subscription's first reading reports 0 dropped: proof the stats were read.
+    expect(withToken.seen).toEqual([withToken.name]);
+    expect(without.seen).toEqual([]);
   });
 });
