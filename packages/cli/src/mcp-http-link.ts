@@ -9,6 +9,8 @@ import {
 
 /** How long a re-initialize may take before the request that needed it fails. */
 const REINITIALIZE_TIMEOUT_MS = 30_000;
+/** Waits between attempts to open a new session for the notification stream while the server is away. */
+const RESTORE_DELAY_MS = { first: 1_000, max: 15_000 };
 
 export interface McpHttpLinkOptions {
   url: URL;
@@ -22,11 +24,16 @@ export interface McpHttpLinkOptions {
 const sessionGone = (err: unknown, transport: StreamableHTTPClientTransport) =>
   err instanceof StreamableHTTPError && err.code === 404 && transport.sessionId !== undefined;
 
+/** The SDK stopped re-opening the server's notification stream (the GET) after its few retries. */
+const streamGivenUp = (err: Error) => err.message.startsWith("Maximum reconnection attempts");
+
 /**
  * The Streamable HTTP side of `tg mcp`: one MCP session with toolmesh's endpoint, kept alive for a stdio
  * client that cannot know the server forgot it. On a 404 for the session (the spec's "start a new session")
  * it initializes a new one with the client's own initialize params, sends notifications/initialized, tells
- * the client its tool list may have changed, and sends the failed message once more.
+ * the client its tool list may have changed, and sends the failed message once more. The same happens
+ * without waiting for a request when the server's notification stream is lost for good (the server forgot
+ * the session, or was away longer than the SDK's retries), so notifications keep reaching an idle client.
  */
 export class McpHttpLink {
   private transport: StreamableHTTPClientTransport;
@@ -34,6 +41,8 @@ export class McpHttpLink {
   private recovery: Promise<StreamableHTTPClientTransport> | undefined;
   private readonly pending = new Map<string, (reply: JSONRPCMessage) => void>();
   private reinitializations = 0;
+  private restoring = false;
+  private closed = false;
 
   constructor(private readonly options: McpHttpLinkOptions) {
     this.transport = this.open();
@@ -62,6 +71,7 @@ export class McpHttpLink {
 
   /** Ends the session on the server (DELETE), then stops. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.transport.terminateSession().catch(() => undefined);
     await this.transport.close();
   }
@@ -84,10 +94,41 @@ export class McpHttpLink {
       this.options.onmessage(message);
     };
     transport.onerror = (err) => {
-      // A forgotten session is handled (or reported) where the request failed.
-      if (!sessionGone(err, transport)) log(`MCP endpoint ${url.href}: ${err.message}`);
+      // A forgotten session is handled (or reported) where the request failed, or by restoreStream.
+      const gone = sessionGone(err, transport);
+      if (!gone) log(`MCP endpoint ${url.href}: ${err.message}`);
+      if ((gone || streamGivenUp(err)) && transport === this.transport) void this.restoreStream(transport);
     };
     return transport;
+  }
+
+  /**
+   * A new session, so that the server's notifications reach the client again: tried until one opens (the
+   * server may still be restarting), the link closes, or a request has already replaced `stale`.
+   */
+  private async restoreStream(stale: StreamableHTTPClientTransport): Promise<void> {
+    if (this.restoring || !this.initialize) return;
+    this.restoring = true;
+    try {
+      for (
+        let delay = RESTORE_DELAY_MS.first;
+        !this.closed && this.transport === stale;
+        delay = Math.min(delay * 2, RESTORE_DELAY_MS.max)
+      ) {
+        try {
+          await this.recover(stale);
+          return;
+        } catch (err) {
+          const cause = ((err as Error).cause as Error | undefined)?.message ?? (err as Error).message;
+          this.options.log(
+            `the server's notifications stopped, and a new session could not be opened yet (${cause}); trying again in ${delay / 1000} s`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        }
+      }
+    } finally {
+      this.restoring = false;
+    }
   }
 
   /** One re-initialize for every request that found `stale` forgotten; later ones use its result. */
@@ -126,7 +167,9 @@ export class McpHttpLink {
       return fresh;
     } catch (err) {
       void fresh.close();
-      throw new Error(`session ${stale.sessionId} is unknown to the server, and a new one could not be opened: ${(err as Error).message}`);
+      throw new Error(`session ${stale.sessionId} is unknown to the server, and a new one could not be opened: ${(err as Error).message}`, {
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
       this.pending.delete(id);

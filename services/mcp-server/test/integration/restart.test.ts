@@ -119,4 +119,66 @@ describe("a client whose session the MCP server forgot (restart, or another repl
     const logs = system.processes.get("mcp-server")!.logs;
     expect(logs).not.toMatch(/cancelled by the client/);
   }, 60_000);
+
+  it.each([
+    ["back at once (the notification stream's reconnect gets 404)", 0, "idle-news"],
+    ["away 5 s (longer than the SDK's stream retries)", 5_000, "idle-news-late"],
+  ])(
+    "tg mcp opens a new session by itself when the server is %s: an idle client still hears list_changed",
+    async (_case, awayMs, tool) => {
+      const { command, args, env } = clientConfig(system.mcpUrl, TOKEN).mcpServers["toolmesh-stdio"];
+      const child = spawn(
+        pythonPeer("mcp"),
+        [
+          join(here, "../support/python_mcp_restart.py"),
+          "stdio",
+          command,
+          JSON.stringify(args),
+          JSON.stringify({ ...process.env, ...env }),
+          "-",
+          "{}",
+        ],
+        { stdio: ["pipe", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const next = async () => {
+        const line = await lines.next();
+        if (line.done) throw new Error(`the Python client ended early:\n${stderr}`);
+        return JSON.parse(line.value) as { before?: string[]; list_changed?: number; after?: string[] };
+      };
+      try {
+        // (An earlier case may have added its tool.)
+        expect((await next()).before).toEqual(expect.arrayContaining(ALL_TOOLS));
+        // The restart ends the session's notification stream; no request follows it.
+        const server = system.processes.get("mcp-server")!;
+        await server.stop();
+        await new Promise((resolve) => setTimeout(resolve, awayMs));
+        await server.restart();
+        child.stdin.write("go\n");
+        // tg mcp's new session tells the client to list again (the catalog may differ there) ...
+        expect((await next()).list_changed).toBe(1);
+        // ... and its notification stream is open: a new tool reaches the idle client as list_changed.
+        await system.putConfig([
+          {
+            type: "tool",
+            key: tool,
+            value: { type: "mcp-tool", name: tool, "mcp-tool": "everything", description: "echoes", arguments: [] },
+          },
+        ]);
+        child.stdin.write("go\n");
+        const last = await next();
+        console.log("tg mcp, an idle client across a restart:", JSON.stringify(last), "\nstderr:", stderr);
+        expect(last.list_changed).toBe(2);
+        expect(last.after).toContain(tool);
+        expect(
+          stderr.match(/^tg: session [0-9a-f-]{36} is unknown to the server .*: initialized a new one, [0-9a-f-]{36}$/gm),
+        ).toHaveLength(1);
+      } finally {
+        child.kill();
+      }
+    },
+    90_000,
+  );
 });

@@ -6,6 +6,9 @@ Opens one session (over stdio to a launched server such as `tg mcp`, or over Str
 and prints {"before": [...]} on a line; then waits for a line on stdin (the test restarts the server meanwhile),
 calls the tool and lists again on the same session, and prints {"call": ..., "after": ..., "list_changed": n},
 each either a result or {"error": {"code", "message"}}, n the tools/list_changed notifications received. The launched server's stderr goes to this process's stderr.
+With <tool> `-` it makes no request after the first line: it waits (up to 30 s each) for the first
+tools/list_changed and prints {"list_changed": n}, then for a second line on stdin and one more
+notification, and prints {"list_changed": n, "after": [...]}: notifications reaching an idle client.
 """
 import asyncio
 import json
@@ -60,6 +63,21 @@ async def main(kind: str, rest: list[str]) -> None:
             listed = await session.list_tools()
             print(json.dumps({"before": sorted(t.name for t in listed.tools)}), flush=True)
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
+            async def notified(n: int) -> None:
+                for _ in range(300):
+                    if list_changed >= n:
+                        return
+                    await asyncio.sleep(0.1)
+
+            if tool == "-":
+                await notified(1)
+                print(json.dumps({"list_changed": list_changed}), flush=True)
+                await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+                await notified(list_changed + 1)
+                after = sorted(t.name for t in (await session.list_tools()).tools)
+                print(json.dumps({"list_changed": list_changed, "after": after}), flush=True)
+                return
 
             async def call():
                 result = await session.call_tool(tool, json.loads(arguments))
