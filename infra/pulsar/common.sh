@@ -32,6 +32,10 @@ recorded_port() { # recorded_port KEY -> value from instance.env, or nothing
   [[ -f "$INSTANCE_FILE" ]] || return 0
   sed -n "s/^$1=\([0-9][0-9]*\)$/\1/p" "$INSTANCE_FILE" | head -n 1
 }
+recorded_word() { # recorded_word KEY -> value (letters, digits, '-') from instance.env, or nothing
+  [[ -f "$INSTANCE_FILE" ]] || return 0
+  sed -n "s/^$1=\([A-Za-z0-9-][A-Za-z0-9-]*\)$/\1/p" "$INSTANCE_FILE" | head -n 1
+}
 PULSAR_WEB_PORT="${PULSAR_WEB_PORT:-$(recorded_port PULSAR_WEB_PORT)}"
 PULSAR_WEB_PORT="${PULSAR_WEB_PORT:-8080}"
 PULSAR_BROKER_PORT="${PULSAR_BROKER_PORT:-$(recorded_port PULSAR_BROKER_PORT)}"
@@ -44,6 +48,9 @@ PULSAR_BROKER_TLS_PORT="${PULSAR_BROKER_TLS_PORT-$(recorded_port PULSAR_BROKER_T
 # Token authentication: 1 = on (set to 0 to turn a recorded 1 off).
 PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH-$(recorded_port PULSAR_TOKEN_AUTH)}"
 PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH:-0}"
+# How tokens are signed and checked: secret (HS256, secret.key) or key-pair (RS256, private.key/public.key).
+PULSAR_TOKEN_SIGNING="${PULSAR_TOKEN_SIGNING:-$(recorded_word PULSAR_TOKEN_SIGNING)}"
+PULSAR_TOKEN_SIGNING="${PULSAR_TOKEN_SIGNING:-secret}"
 
 for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"$PULSAR_BROKER_TLS_PORT"}; do
   if ! [[ "$_port" =~ ^[0-9]+$ ]]; then
@@ -52,6 +59,10 @@ for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PU
 done
 unset _port
 [[ "$PULSAR_TOKEN_AUTH" =~ ^[01]$ ]] || die "PULSAR_TOKEN_AUTH must be 0 or 1, not '$PULSAR_TOKEN_AUTH'"
+case "$PULSAR_TOKEN_SIGNING" in
+  secret | key-pair) ;;
+  *) die "PULSAR_TOKEN_SIGNING must be secret or key-pair, not '$PULSAR_TOKEN_SIGNING'" ;;
+esac
 
 WEB_URL="http://127.0.0.1:$PULSAR_WEB_PORT"
 WS_URL="ws://127.0.0.1:$PULSAR_WEB_PORT/ws/v2"
@@ -60,7 +71,7 @@ BROKER_TLS_URL="${PULSAR_BROKER_TLS_PORT:+pulsar+ssl://127.0.0.1:$PULSAR_BROKER_
 BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION"
 
 # Security material of the instance (made by start.sh when asked for, kept across restarts).
-AUTH_DIR="$PULSAR_HOME/auth"      # secret.key (HS256, raw bytes) and admin.token (subject "admin")
+AUTH_DIR="$PULSAR_HOME/auth"      # secret.key or private.key + public.key, and admin.token (subject "admin")
 TLS_DIR="$PULSAR_HOME/tls"        # ca.cert.pem, broker.cert.pem, broker.key.pem (self-signed CA)
 ADMIN_TOKEN_FILE="$AUTH_DIR/admin.token"
 

@@ -7,6 +7,8 @@ set -euo pipefail
 LOG_PREFIX=pulsar-proxy
 # shellcheck source=proxy-common.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/proxy-common.sh"
+# shellcheck source=security.sh
+. "$PULSAR_DIR/security.sh"
 
 command -v curl >/dev/null || die "curl is required (readiness checks)"
 if pid="$(proxy_pid)" && proxy_ready; then
@@ -43,7 +45,7 @@ else
       echo "# reaches the broker as admin and passes the client's credentials on."
       echo "authenticationEnabled=true"
       echo "authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken"
-      echo "tokenSecretKey=file://$AUTH_DIR/secret.key"
+      token_key_conf
       echo "brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken"
       echo "brokerClientAuthenticationParameters=file://$ADMIN_TOKEN_FILE"
       echo "forwardAuthorizationCredentials=true"

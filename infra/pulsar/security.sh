@@ -10,25 +10,58 @@ tokens_cli() {
   "$JAVA" -cp "$BROKER_LIB/*" -Dlog4j.configurationFile="$PULSAR_DIR/log4j2.xml" "$TOKENS_CLI" "$@"
 }
 
-# A token for SUBJECT signed with the instance's secret key (HS256, no expiry unless EXPIRY, e.g. 1h).
+# The file a token is signed with: secret.key (HS256) or, with PULSAR_TOKEN_SIGNING=key-pair, private.key (RS256).
+signing_key_file() {
+  if [[ "$PULSAR_TOKEN_SIGNING" == key-pair ]]; then echo "$AUTH_DIR/private.key"; else echo "$AUTH_DIR/secret.key"; fi
+}
+
+# A token for SUBJECT signed with the instance's key (no expiry unless EXPIRY, e.g. 1h).
 make_token() { # make_token SUBJECT [EXPIRY]
-  local args=(create --secret-key "file://$AUTH_DIR/secret.key" --subject "$1")
+  local args=(create --subject "$1")
+  if [[ "$PULSAR_TOKEN_SIGNING" == key-pair ]]; then
+    args+=(--private-key "file://$AUTH_DIR/private.key")
+  else
+    args+=(--secret-key "file://$AUTH_DIR/secret.key")
+  fi
   if [[ -n "${2:-}" ]]; then args+=(--expiry-time "$2"); fi
   tokens_cli "${args[@]}" | tail -n 1
 }
 
-# secret.key (create-secret-key) and admin.token (the broker's own client and start.sh's admin calls).
+# The key (secret.key, or key-pair's public.key) and admin.token (the broker's own client and start.sh's
+# admin calls). admin.token.signing names the mode admin.token was signed in, so switching modes on an
+# existing instance re-signs it (a file without it predates key-pair mode: secret).
 ensure_token_material() {
   mkdir -p "$AUTH_DIR"
   chmod 700 "$AUTH_DIR"
-  if [[ ! -s "$AUTH_DIR/secret.key" ]]; then
+  if [[ "$PULSAR_TOKEN_SIGNING" == key-pair ]]; then
+    if [[ ! -s "$AUTH_DIR/private.key" || ! -s "$AUTH_DIR/public.key" ]]; then
+      log "creating a token key pair (RS256) in $AUTH_DIR"
+      tokens_cli create-key-pair --output-private-key "$AUTH_DIR/private.key" \
+        --output-public-key "$AUTH_DIR/public.key" >&2 || die "could not create a key pair"
+      chmod 600 "$AUTH_DIR/private.key"
+      rm -f "$ADMIN_TOKEN_FILE"
+    fi
+  elif [[ ! -s "$AUTH_DIR/secret.key" ]]; then
     log "creating a token secret key in $AUTH_DIR"
     tokens_cli create-secret-key --output "$AUTH_DIR/secret.key" >&2 || die "could not create a secret key"
+    rm -f "$ADMIN_TOKEN_FILE"
+  fi
+  if [[ "$(cat "$ADMIN_TOKEN_FILE.signing" 2>/dev/null || echo secret)" != "$PULSAR_TOKEN_SIGNING" ]]; then
     rm -f "$ADMIN_TOKEN_FILE"
   fi
   if [[ ! -s "$ADMIN_TOKEN_FILE" ]]; then
     make_token admin >"$ADMIN_TOKEN_FILE.tmp" || die "could not create the admin token"
     mv "$ADMIN_TOKEN_FILE.tmp" "$ADMIN_TOKEN_FILE"
+    echo "$PULSAR_TOKEN_SIGNING" >"$ADMIN_TOKEN_FILE.signing"
+  fi
+}
+
+# The setting that tells a broker or proxy which key checks tokens (the key made by ensure_token_material).
+token_key_conf() {
+  if [[ "$PULSAR_TOKEN_SIGNING" == key-pair ]]; then
+    echo "tokenPublicKey=file://$AUTH_DIR/public.key"
+  else
+    echo "tokenSecretKey=file://$AUTH_DIR/secret.key"
   fi
 }
 
@@ -64,10 +97,11 @@ security_conf() {
   fi
   if [[ "$PULSAR_TOKEN_AUTH" == 1 ]]; then
     echo "# Token authentication (PULSAR_TOKEN_AUTH=1): every client, the admin API included, needs a token"
-    echo "# signed with secret.key. Authorization stays off: any valid token may use any topic."
+    echo "# signed with $(basename "$(signing_key_file)") (PULSAR_TOKEN_SIGNING=$PULSAR_TOKEN_SIGNING). Authorization stays off:"
+    echo "# any valid token may use any topic."
     echo "authenticationEnabled=true"
     echo "authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken"
-    echo "tokenSecretKey=file://$AUTH_DIR/secret.key"
+    token_key_conf
     echo "superUserRoles=admin"
     echo "# The broker's own client (internal admin calls, the WebSocket service) authenticates as admin."
     echo "brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken"

@@ -1,9 +1,11 @@
 """Apache's official Pulsar client (the C++ client inside PyPI's pulsar-client) as a test peer.
 
-    python apache_client.py MODE --url URL [--token T] [--ca FILE] --topic TOPIC [--count N] ...
+    python apache_client.py MODE --url URL [--token T | --oauth2 JSON] [--ca FILE] --topic TOPIC [--count N] ...
 
 MODE roundtrip: subscribe, produce N messages, receive and ack them; consume: subscribe, print
 {"ready": true}, then receive N; produce: send N. Messages are b"message-<i>" with property i=<i>.
+--oauth2 gives the client OAuth2 parameters ({"issuer_url", "private_key", "audience", "scope"}) instead
+of a token: it fetches its own access token from the issuer.
 The last stdout line is one JSON object: {"ok": true, ...} or {"ok": false, "error": "..."} (exit 1).
 """
 
@@ -20,6 +22,7 @@ def options():
     parser.add_argument("--url", required=True)
     parser.add_argument("--topic", required=True)
     parser.add_argument("--token")
+    parser.add_argument("--oauth2", help="JSON parameters of pulsar.AuthenticationOauth2")
     parser.add_argument("--ca", help="PEM file of the CA that signed the broker's certificate")
     parser.add_argument("--count", type=int, default=3)
     parser.add_argument("--subscription", default="apache-client")
@@ -31,6 +34,8 @@ def client(args):
     extra = {}
     if args.token:
         extra["authentication"] = pulsar.AuthenticationToken(args.token)
+    if args.oauth2:
+        extra["authentication"] = pulsar.AuthenticationOauth2(args.oauth2)
     if args.ca:
         extra["tls_trust_certs_file_path"] = args.ca
     return pulsar.Client(

@@ -5,6 +5,11 @@ export interface ApacheClientOptions {
   url: string;
   topic: string;
   token?: string;
+  /**
+   * OAuth2 client credentials instead of a token: the client fetches its own access token from the issuer
+   * (`AuthenticationOauth2`; `credentialsFile` is a Pulsar key file with client_id / client_secret).
+   */
+  oauth2?: { issuerUrl: string; credentialsFile: string; audience?: string; scope?: string };
   /** PEM file of the CA that signed the broker's certificate. */
   ca?: string;
   /** Messages `message-<i>` with property `i` (default 3). */
@@ -36,6 +41,10 @@ export type ApacheClientMode = "roundtrip" | "consume" | "produce";
 export function apacheClient(mode: ApacheClientMode, options: ApacheClientOptions): PythonRun<ApacheClientResult> {
   const args = [mode, "--url", options.url, "--topic", options.topic, "--count", String(options.count ?? 3)];
   if (options.token !== undefined) args.push("--token", options.token);
+  if (options.oauth2) {
+    const { issuerUrl, credentialsFile, audience, scope } = options.oauth2;
+    args.push("--oauth2", JSON.stringify({ issuer_url: issuerUrl, private_key: `file://${credentialsFile}`, audience, scope }));
+  }
   if (options.ca) args.push("--ca", options.ca);
   if (options.subscription) args.push("--subscription", options.subscription);
   if (options.timeoutMs) args.push("--timeout-ms", String(options.timeoutMs));

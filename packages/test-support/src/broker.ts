@@ -165,8 +165,14 @@ export interface BrokerInstanceOptions {
   bookiePort: number;
   /** TLS on the binary protocol on this port; start.sh makes a self-signed CA and certificate in `home/tls`. */
   tlsPort?: number;
-  /** Token authentication; start.sh makes a secret key and an admin token with Pulsar's token tool in `home/auth`. */
+  /** Token authentication; start.sh makes the signing key and an admin token with Pulsar's token tool in `home/auth`. */
   tokenAuth?: boolean;
+  /**
+   * How tokens are signed (PULSAR_TOKEN_SIGNING): `secret` (HS256 with `auth/secret.key`, the default) or
+   * `key-pair` (RS256; the broker checks with `auth/public.key`, so any issuer holding `auth/private.key`,
+   * an OAuth2 server included, can mint tokens it accepts).
+   */
+  tokenSigning?: "secret" | "key-pair";
 }
 
 /**
@@ -182,11 +188,14 @@ export class BrokerInstance implements Broker {
   readonly serviceUrlTls: string | undefined;
   /** The self-signed CA that signed the broker's certificate (exists once started with `tlsPort`). */
   readonly tlsCaFile: string;
+  /** The RS256 signing key, DER PKCS#8 (exists once started with `tokenAuth` and `tokenSigning: "key-pair"`). */
+  readonly tokenPrivateKeyFile: string;
   constructor(readonly options: BrokerInstanceOptions) {
     this.webServiceUrl = `http://127.0.0.1:${options.webPort}`;
     this.serviceUrl = `pulsar://127.0.0.1:${options.brokerPort}`;
     this.serviceUrlTls = options.tlsPort ? `pulsar+ssl://127.0.0.1:${options.tlsPort}` : undefined;
     this.tlsCaFile = resolve(options.home, "tls/ca.cert.pem");
+    this.tokenPrivateKeyFile = resolve(options.home, "auth/private.key");
   }
 
   /** The variables infra/pulsar's scripts read; every switch is explicit, so nothing recorded leaks in. */
@@ -198,6 +207,7 @@ export class BrokerInstance implements Broker {
       PULSAR_BOOKIE_PORT: String(this.options.bookiePort),
       PULSAR_BROKER_TLS_PORT: this.options.tlsPort ? String(this.options.tlsPort) : "",
       PULSAR_TOKEN_AUTH: this.options.tokenAuth ? "1" : "0",
+      PULSAR_TOKEN_SIGNING: this.options.tokenSigning ?? "secret",
     };
   }
 
@@ -214,7 +224,7 @@ export class BrokerInstance implements Broker {
     return readFileSync(resolve(this.options.home, "auth/admin.token"), "utf8").trim();
   }
 
-  /** A new token for `subject`, signed with this broker's secret key by Pulsar's own token tool. */
+  /** A new token for `subject`, signed with this broker's key (secret or private) by Pulsar's own token tool. */
   async createToken(subject: string, expiry?: string): Promise<string> {
     const output = await runScript(TOKEN_SCRIPT, this.env, expiry ? [subject, expiry] : [subject]);
     return output.trim();
