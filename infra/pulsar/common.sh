@@ -51,6 +51,8 @@ PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH:-0}"
 # How tokens are signed and checked: secret (HS256, secret.key) or key-pair (RS256, private.key/public.key).
 PULSAR_TOKEN_SIGNING="${PULSAR_TOKEN_SIGNING:-$(recorded_word PULSAR_TOKEN_SIGNING)}"
 PULSAR_TOKEN_SIGNING="${PULSAR_TOKEN_SIGNING:-secret}"
+# How often the broker looks for expired tokens and challenges their connections (Pulsar's default: 60 s).
+PULSAR_AUTH_REFRESH_CHECK_SECONDS="${PULSAR_AUTH_REFRESH_CHECK_SECONDS:-60}"
 
 for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"$PULSAR_BROKER_TLS_PORT"}; do
   if ! [[ "$_port" =~ ^[0-9]+$ ]]; then
@@ -59,6 +61,8 @@ for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PU
 done
 unset _port
 [[ "$PULSAR_TOKEN_AUTH" =~ ^[01]$ ]] || die "PULSAR_TOKEN_AUTH must be 0 or 1, not '$PULSAR_TOKEN_AUTH'"
+[[ "$PULSAR_AUTH_REFRESH_CHECK_SECONDS" =~ ^[1-9][0-9]*$ ]] ||
+  die "PULSAR_AUTH_REFRESH_CHECK_SECONDS must be a whole number of seconds (1 or more), not '$PULSAR_AUTH_REFRESH_CHECK_SECONDS'"
 case "$PULSAR_TOKEN_SIGNING" in
   secret | key-pair) ;;
   *) die "PULSAR_TOKEN_SIGNING must be secret or key-pair, not '$PULSAR_TOKEN_SIGNING'" ;;

@@ -103,6 +103,8 @@ security_conf() {
     echo "authenticationProviders=org.apache.pulsar.broker.authentication.AuthenticationProviderToken"
     token_key_conf
     echo "superUserRoles=admin"
+    echo "# Connections whose token has expired are challenged for a new one (clients that cannot answer are closed)."
+    echo "authenticationRefreshCheckSeconds=$PULSAR_AUTH_REFRESH_CHECK_SECONDS"
     echo "# The broker's own client (internal admin calls, the WebSocket service) authenticates as admin."
     echo "brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken"
     echo "brokerClientAuthenticationParameters=file://$ADMIN_TOKEN_FILE"

@@ -57,9 +57,18 @@ export const BaseEnv = z.object({
   PULSAR_WEB_URL: z.url().optional(),
   /** Forces a transport; unset = binary unless only PULSAR_WEB_URL is given. */
   PULSAR_TRANSPORT: z.enum(["binary", "websocket"], { message: "must be binary or websocket" }).optional(),
-  /** A token for Pulsar's token authentication (binary transport), or a file holding one (read at each connect). */
+  /** A token for Pulsar's token authentication, or a file holding one (read at each connect). */
   PULSAR_AUTH_TOKEN: z.string().optional(),
   PULSAR_AUTH_TOKEN_FILE: z.string().optional(),
+  /**
+   * OAuth2 (client-credentials) authentication to Pulsar, as Apache's clients' `AuthenticationOAuth2`: the
+   * issuer URL, the key file with `client_id`/`client_secret` (path, file:// or data: URL), and optionally the
+   * audience and scope the token is asked for. Instead of PULSAR_AUTH_TOKEN(_FILE).
+   */
+  PULSAR_OAUTH2_ISSUER_URL: z.url({ message: "must be the issuer's URL, e.g. https://auth.example.com/" }).optional(),
+  PULSAR_OAUTH2_PRIVATE_KEY: z.string().min(1).optional(),
+  PULSAR_OAUTH2_AUDIENCE: z.string().min(1).optional(),
+  PULSAR_OAUTH2_SCOPE: z.string().min(1).optional(),
   /** PEM files for pulsar+ssl://: the CA that signed the broker's certificate, and a client certificate and key. */
   PULSAR_TLS_CA_FILE: z.string().optional(),
   PULSAR_TLS_CERT_FILE: z.string().optional(),

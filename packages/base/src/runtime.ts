@@ -55,7 +55,7 @@ export class ServiceRuntime {
     this.env = options.env;
     this.logger = options.logger ?? createLogger(options.name, options.env.LOG_LEVEL);
     this.topics = new TopicLayout({ tenant: options.env.TOOLMESH_TENANT, mcpTool: options.env.MCP_TOOL_TOPIC });
-    const settings = pulsarSettings(options.env);
+    const settings = pulsarSettings(options.env, this.logger);
     this.pulsar = new PulsarClient({
       ...settings,
       logger: this.logger.child({ component: "pulsar" }),

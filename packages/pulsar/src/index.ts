@@ -20,6 +20,8 @@ export { messageSize } from "./transport.js";
 export { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./ws/limits.js";
 export { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
 export { authTokenOf, createTransport, transportKind, type TransportKind, type TransportSettings } from "./transport-factory.js";
+export { OAuth2TokenSource, type OAuth2Options } from "./auth/oauth2-token-source.js";
+export { OAuth2KeyFile, readOAuth2KeyFile } from "./auth/oauth2-key-file.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./ws/transport.js";
 export { MemoryBroker } from "./memory/broker.js";
 export { MemoryTransport, type MemoryTransportOptions } from "./memory/transport.js";

@@ -1,13 +1,14 @@
 """TrustGraph 2.11.1's own tool-service classes (trustgraph-base) as test peers, over its Pulsar backend.
 
-    python trustgraph_peer.py call --pulsar-host URL --request-topic T --response-topic T --calls JSON
+    python trustgraph_peer.py call --pulsar-host URL [--pulsar-api-key TOKEN] --request-topic T --response-topic T --calls JSON
         TrustGraph's ToolServiceClient, wired as a flow processor wires it (ToolServiceClientSpec.register),
         makes each call [{"config": {...}, "arguments": {...}}, ...] in turn and prints one JSON line:
         {"results": [{"response": "..."} | {"error": "..."}, ...]}.
-    python trustgraph_peer.py serve --pulsar-host URL --id ID --topic TOPIC
+    python trustgraph_peer.py serve --pulsar-host URL [--pulsar-api-key TOKEN] --id ID --topic TOPIC
         A DynamicToolService subclass (TrustGraph's AsyncProcessor underneath) on
         non-persistent://tg/{request,response}/TOPIC; prints {"ready": true} once subscribed, stops when
         stdin closes. It answers "<style>: <topic> (trustgraph)" and fails (an error reply) without a topic.
+--pulsar-api-key is TrustGraph's own setting for a broker with token authentication (AuthenticationToken).
 """
 
 import argparse
@@ -29,7 +30,7 @@ class InteropTool(DynamicToolService):
 
 
 async def call(args):
-    backend = get_async_pubsub(pulsar_host=args.pulsar_host, pulsar_admin_url=None)
+    backend = get_async_pubsub(pulsar_host=args.pulsar_host, pulsar_api_key=args.pulsar_api_key, pulsar_admin_url=None)
     processor = types.SimpleNamespace(async_backend=backend, id="trustgraph-peer")
     flow = types.SimpleNamespace(consumer={})
     spec = ToolServiceClientSpec(request_name="tool-request", response_name="tool-response")
@@ -51,7 +52,9 @@ async def call(args):
 
 
 async def serve(args):
-    service = InteropTool(id=args.id, topic=args.topic, pulsar_host=args.pulsar_host, pulsar_admin_url=None)
+    service = InteropTool(
+        id=args.id, topic=args.topic, pulsar_host=args.pulsar_host, pulsar_api_key=args.pulsar_api_key, pulsar_admin_url=None
+    )
     await service.start()
     print(json.dumps({"ready": True}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the test closes stdin
@@ -62,6 +65,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["call", "serve"])
     parser.add_argument("--pulsar-host", required=True)
+    parser.add_argument("--pulsar-api-key")
     parser.add_argument("--request-topic")
     parser.add_argument("--response-topic")
     parser.add_argument("--calls", default="[]")

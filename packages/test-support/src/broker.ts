@@ -173,6 +173,8 @@ export interface BrokerInstanceOptions {
    * an OAuth2 server included, can mint tokens it accepts).
    */
   tokenSigning?: "secret" | "key-pair";
+  /** How often (s) the broker challenges connections whose token has expired (PULSAR_AUTH_REFRESH_CHECK_SECONDS; Pulsar's default 60). */
+  authRefreshCheckSeconds?: number;
 }
 
 /**
@@ -208,6 +210,7 @@ export class BrokerInstance implements Broker {
       PULSAR_BROKER_TLS_PORT: this.options.tlsPort ? String(this.options.tlsPort) : "",
       PULSAR_TOKEN_AUTH: this.options.tokenAuth ? "1" : "0",
       PULSAR_TOKEN_SIGNING: this.options.tokenSigning ?? "secret",
+      PULSAR_AUTH_REFRESH_CHECK_SECONDS: String(this.options.authRefreshCheckSeconds ?? 60),
     };
   }
 

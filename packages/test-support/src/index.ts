@@ -32,7 +32,13 @@ export {
 } from "./apache-client.js";
 export { runPythonScript, type PythonRun } from "./python-run.js";
 export { tracedPythonCalls, type TracedCall, type TracedCallResult } from "./traced-caller.js";
-export { trustGraphToolCalls, trustGraphToolService, type TrustGraphCall, type TrustGraphCallResults } from "./trustgraph-peer.js";
+export {
+  trustGraphToolCalls,
+  trustGraphToolService,
+  type TrustGraphCall,
+  type TrustGraphCallResults,
+  type TrustGraphPulsarAuth,
+} from "./trustgraph-peer.js";
 export { startOAuth2Issuer, type OAuth2Issuer, type OAuth2IssuerOptions, type OAuth2TokenRequest } from "./oauth2-issuer.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
 export { PeerProcess } from "./peer-process.js";

@@ -121,13 +121,6 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
       response.body.expires_in = ttl;
     }
   });
-  // Discovery tells clients what this issuer really does (the mock advertises more grants and "none").
-  server.service.on(Events.BeforeWellKnownOpenIdConfiguration, (response: MutableResponse) => {
-    if (response.body === "") return;
-    response.body.grant_types_supported = ["client_credentials"];
-    response.body.token_endpoint_auth_methods_supported = ["client_secret_basic", "client_secret_post"];
-  });
-
   await server.start(options.port || (await freePort()), "127.0.0.1");
   // The mock names 127.0.0.1 "localhost", which may resolve to ::1 where nothing listens.
   const issuerUrl = `http://127.0.0.1:${server.address().port}`;

@@ -10,6 +10,13 @@ export interface TrustGraphCallResults {
   results: Array<{ response?: string; error?: string }>;
 }
 
+/** How TrustGraph reaches a broker with token authentication: its own `pulsar_api_key` setting. */
+export interface TrustGraphPulsarAuth {
+  apiKey?: string;
+}
+
+const authArgs = (auth: TrustGraphPulsarAuth): string[] => (auth.apiKey ? ["--pulsar-api-key", auth.apiKey] : []);
+
 /**
  * TrustGraph 2.11.1's ToolServiceClient (trustgraph-base, wired as its flow processors wire it) makes
  * `calls` in turn to the tool service on the given topics (packages/test-support/python/trustgraph_peer.py).
@@ -18,11 +25,13 @@ export function trustGraphToolCalls(
   pulsarHost: string,
   topics: { requestTopic: string; responseTopic: string },
   calls: TrustGraphCall[],
+  auth: TrustGraphPulsarAuth = {},
 ): Promise<TrustGraphCallResults> {
   return runPythonScript<TrustGraphCallResults>("trustgraph", "trustgraph_peer.py", [
     "call",
     "--pulsar-host",
     pulsarHost,
+    ...authArgs(auth),
     "--request-topic",
     topics.requestTopic,
     "--response-topic",
@@ -38,8 +47,7 @@ export function trustGraphToolCalls(
  * `<style>: <topic> (trustgraph)` and replies with an error when `topic` is missing. `ready` resolves once
  * it is subscribed; `stop()` ends it.
  */
-export function trustGraphToolService(pulsarHost: string, id: string, topic: string): PythonRun<unknown> {
-  return runPythonScript("trustgraph", "trustgraph_peer.py", ["serve", "--pulsar-host", pulsarHost, "--id", id, "--topic", topic], {
-    announcesReady: true,
-  });
+export function trustGraphToolService(pulsarHost: string, id: string, topic: string, auth: TrustGraphPulsarAuth = {}): PythonRun<unknown> {
+  const args = ["serve", "--pulsar-host", pulsarHost, ...authArgs(auth), "--id", id, "--topic", topic];
+  return runPythonScript("trustgraph", "trustgraph_peer.py", args, { announcesReady: true });
 }

@@ -73,3 +73,54 @@ describe("authentication and TLS settings", () => {
     expect(() => settings({ PULSAR_TLS_VERIFY: "maybe" })).toThrow(/PULSAR_TLS_VERIFY="maybe": must be true or false/);
   });
 });
+
+describe("OAuth2 settings", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pulsar-oauth2-"));
+  const keyFile = join(dir, "credentials.json");
+  writeFileSync(keyFile, JSON.stringify({ type: "client_credentials", client_id: "svc", client_secret: "s3cret" }));
+  const problemsOf = (vars: Record<string, string>): string => {
+    try {
+      settings(vars);
+    } catch (err) {
+      if (err instanceof EnvError) return err.problems.join("\n");
+      throw err;
+    }
+    throw new Error("no EnvError");
+  };
+
+  it("gives the transports a token function when the issuer and key file are set (no request until one is asked for)", () => {
+    const authToken = settings({ PULSAR_OAUTH2_ISSUER_URL: "https://auth.example.com/", PULSAR_OAUTH2_PRIVATE_KEY: keyFile }).authToken;
+    expect(typeof authToken).toBe("function");
+  });
+
+  it("refuses half a configuration, OAuth2 beside a token, and audience or scope alone", () => {
+    expect(problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "https://auth.example.com/" })).toMatch(
+      /needs both PULSAR_OAUTH2_ISSUER_URL and PULSAR_OAUTH2_PRIVATE_KEY/,
+    );
+    expect(problemsOf({ PULSAR_OAUTH2_PRIVATE_KEY: keyFile })).toMatch(/needs both PULSAR_OAUTH2_ISSUER_URL and PULSAR_OAUTH2_PRIVATE_KEY/);
+    expect(
+      problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "https://auth.example.com/", PULSAR_OAUTH2_PRIVATE_KEY: keyFile, PULSAR_AUTH_TOKEN: "t" }),
+    ).toMatch(/either a token \(PULSAR_AUTH_TOKEN or PULSAR_AUTH_TOKEN_FILE\) or OAuth2, not both/);
+    expect(problemsOf({ PULSAR_OAUTH2_AUDIENCE: "urn:pulsar" })).toMatch(
+      /AUDIENCE and PULSAR_OAUTH2_SCOPE need the issuer and the key file/,
+    );
+    expect(problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "not a url", PULSAR_OAUTH2_PRIVATE_KEY: keyFile })).toMatch(
+      /PULSAR_OAUTH2_ISSUER_URL="not a url": must be the issuer's URL/,
+    );
+  });
+
+  it("reads the key file at start: a missing, non-JSON or incomplete one stops the service, its secret never shown", () => {
+    expect(problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "https://a.example/", PULSAR_OAUTH2_PRIVATE_KEY: join(dir, "nope.json") })).toMatch(
+      /PULSAR_OAUTH2_PRIVATE_KEY: cannot read the OAuth2 key file ".*nope.json" \(ENOENT\)/,
+    );
+    const notJson = join(dir, "not.json");
+    writeFileSync(notJson, "client_secret=hunter2");
+    const bad = problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "https://a.example/", PULSAR_OAUTH2_PRIVATE_KEY: notJson });
+    expect(bad).toMatch(/is not JSON/);
+    expect(bad).not.toContain("hunter2");
+    const inline = `data:application/json;base64,${Buffer.from(JSON.stringify({ client_id: "svc", client_secret: "" })).toString("base64")}`;
+    expect(problemsOf({ PULSAR_OAUTH2_ISSUER_URL: "https://a.example/", PULSAR_OAUTH2_PRIVATE_KEY: inline })).toMatch(
+      /the OAuth2 key file \(data: URL\): client_secret must not be empty/,
+    );
+  });
+});

@@ -194,7 +194,7 @@ export class BrokerConnection {
     try {
       token = await this.options.authToken?.();
     } catch (err) {
-      this.shutdown(`could not read the auth token: ${(err as Error).message}`);
+      this.shutdown(`could not get the auth token: ${(err as Error).message}`);
       return;
     }
     this.write(
@@ -204,6 +204,9 @@ export class BrokerConnection {
           client_version: CLIENT_VERSION,
           protocol_version: PROTOCOL_VERSION,
           ...(token !== undefined ? { auth_method_name: "token", auth_data: Buffer.from(token, "utf8") } : {}),
+          // When a token expires the broker then asks for a fresh one (AUTH_CHALLENGE, answered below) instead
+          // of closing the connection, which would drop what is in flight on non-persistent topics.
+          feature_flags: { supports_auth_refresh: true },
           ...(logical.url !== physical.url ? { proxy_to_broker_url: hostPort(logical) } : {}),
         },
       }),

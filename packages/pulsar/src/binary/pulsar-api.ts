@@ -53,6 +53,10 @@ message CommandConnect {
   optional int32 protocol_version = 4 [default = 0];
   optional string auth_method_name = 5;
   optional string proxy_to_broker_url = 6;
+  optional FeatureFlags feature_flags = 10;
+}
+message FeatureFlags {
+  optional bool supports_auth_refresh = 1 [default = false];
 }
 message CommandConnected {
   required string server_version = 1;

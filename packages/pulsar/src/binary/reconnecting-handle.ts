@@ -59,7 +59,10 @@ export abstract class ReconnectingHandle {
       } catch (err) {
         if (this.closed) throw new ClosedError(`${this.label}: closed before it connected`);
         if (!isRetriable(err) || Date.now() >= deadline) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(this.backoff.next(), Math.max(0, deadline - Date.now()))));
+        const delay = Math.min(this.backoff.next(), Math.max(0, deadline - Date.now()));
+        // Said at once: a service that cannot connect (broker away, credentials refused) is otherwise silent until the timeout.
+        this.context.logger.warn({ handle: this.label, err: (err as Error).message, delay }, "pulsar connect failed; retrying");
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   }

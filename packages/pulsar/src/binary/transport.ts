@@ -145,7 +145,9 @@ export class BinaryTransport implements Transport {
         return await this.context.lookup.partitions(topic);
       } catch (err) {
         if (!isRetriable(err) || Date.now() >= deadline || this.closed) throw err;
-        await new Promise((r) => setTimeout(r, backoff.next()));
+        const delay = backoff.next();
+        this.context.logger.warn({ topic, err: (err as Error).message, delay }, "pulsar lookup failed; retrying");
+        await new Promise((r) => setTimeout(r, delay));
       }
     }
   }
