@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
-import { ServiceMetrics, createHttpServer, createLogger, parseEnv } from "@toolmesh/base";
+import { type BaseEnv, ServiceMetrics, createHttpServer, createLogger, parseEnv, pulsarSettings } from "@toolmesh/base";
 import { ServicePorts, type ServiceWithPort } from "@toolmesh/schema";
 import { AgentEnv } from "@toolmesh/agent/dist/env.js";
 import { GatewayEnv } from "@toolmesh/api-gateway/dist/env.js";
@@ -190,14 +190,19 @@ describe("Kubernetes (infra/k8s)", () => {
   const all = kustomization.resources.flatMap((file) => manifests(`infra/k8s/${file}`));
   const configMaps = new Map(all.filter((m) => m.kind === "ConfigMap").map((m) => [m.metadata.name, m.data ?? {}]));
   const secret = manifests("infra/k8s/secret.example.yaml")[0]!;
+  const pulsarAuth = manifests("infra/k8s/pulsar-auth.example.yaml")[0]!;
   const deployment = (name: string) => all.find((m) => m.kind === "Deployment" && m.metadata.name === name)!;
   const container = (name: string) => deployment(name).spec.template.spec.containers[0]!;
 
-  /** What the container's process sees: its ConfigMaps (in order), then `env` (Secret values from the example). */
-  function environmentOf(c: Container): Record<string, string> {
+  /**
+   * What the container's process sees: its ConfigMaps and Secrets (in order), then `env` (Secret values from
+   * the examples). The optional Secrets count as absent unless `withPulsarAuth` (the pulsar-auth example).
+   */
+  function environmentOf(c: Container, withPulsarAuth = false): Record<string, string> {
     const env: Record<string, string> = {};
     for (const from of c.envFrom ?? []) {
       if (from.configMapRef) Object.assign(env, configMaps.get(from.configMapRef.name) ?? {});
+      if (from.secretRef?.name === "pulsar-auth" && withPulsarAuth) Object.assign(env, pulsarAuth.stringData);
     }
     for (const variable of c.env ?? []) {
       const ref = variable.valueFrom?.secretKeyRef;
@@ -220,8 +225,9 @@ describe("Kubernetes (infra/k8s)", () => {
     const c = container(name);
     for (const from of c.envFrom ?? []) {
       if (from.configMapRef) expect([...configMaps.keys()], from.configMapRef.name).toContain(from.configMapRef.name);
-      // Only mcp-tool takes a whole Secret: the ${env:NAME} credentials its `mcp` entries name.
-      if (from.secretRef) expect([name, from.secretRef]).toEqual(["mcp-tool", { name: "mcp-tool-secrets", optional: true }]);
+      // Whole Secrets: every service's optional Pulsar credentials, and the ${env:NAME} credentials of mcp-tool's `mcp` entries.
+      if (from.secretRef?.name === "pulsar-auth") expect(from.secretRef).toEqual({ name: "pulsar-auth", optional: true });
+      else if (from.secretRef) expect([name, from.secretRef]).toEqual(["mcp-tool", { name: "mcp-tool-secrets", optional: true }]);
     }
     const env = environmentOf(c);
     expect(unknownNames(name, env)).toEqual([]);
@@ -236,6 +242,19 @@ describe("Kubernetes (infra/k8s)", () => {
       expect(ref, `${name}: ${required}`).toEqual({ name: "toolmesh-secrets", key: required });
     }
   });
+
+  it.each(services)(
+    "%s: takes Pulsar credentials from the optional pulsar-auth Secret, whose example is a valid OAuth2 setting",
+    (name) => {
+      const c = container(name);
+      expect(c.envFrom).toContainEqual({ secretRef: { name: "pulsar-auth", optional: true } });
+      const env = environmentOf(c, true);
+      expect(unknownNames(name, env)).toEqual([]);
+      // What the service does at start with them: the key file (a data: URL) is read and checked there.
+      const settings = pulsarSettings(parseEnv(schemas[name], env) as BaseEnv);
+      expect(typeof settings.authToken).toBe("function");
+    },
+  );
 
   it("wires DATABASE_URL from toolmesh-secrets into config, tool-registry and agent only", () => {
     for (const service of services) {
