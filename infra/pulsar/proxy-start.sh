@@ -49,6 +49,8 @@ else
       echo "brokerClientAuthenticationPlugin=org.apache.pulsar.client.impl.auth.AuthenticationToken"
       echo "brokerClientAuthenticationParameters=file://$ADMIN_TOKEN_FILE"
       echo "forwardAuthorizationCredentials=true"
+      echo "# Clients whose token has expired are challenged for a new one, as the broker does."
+      echo "authenticationRefreshCheckSeconds=$PULSAR_AUTH_REFRESH_CHECK_SECONDS"
     fi
   } >"$PULSAR_PROXY_HOME/conf/proxy.conf"
 

@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BrokerInstance, apacheClient, freePort, startOAuth2Issuer, waitFor, type OAuth2Issuer } from "@toolmesh/test-support";
+import {
+  BrokerInstance,
+  ProxyInstance,
+  apacheClient,
+  freePort,
+  startOAuth2Issuer,
+  waitFor,
+  type OAuth2Issuer,
+} from "@toolmesh/test-support";
 import { BinaryTransport, OAuth2TokenSource, PulsarClient, WebSocketTransport, type IncomingMessage } from "../../src/index.js";
 
 // OAuth2 (client credentials, as Apache's clients' AuthenticationOAuth2) against a real broker: one with
@@ -22,6 +30,9 @@ const broker = new BrokerInstance({
   // Expired tokens are found (and challenged) within a second, not Pulsar's default minute.
   authRefreshCheckSeconds: 1,
 });
+// Pulsar's proxy in front of it, as Kubernetes deployments run it: it checks (and challenges) the client's
+// token itself and passes it on to the broker.
+const proxy = new ProxyInstance({ broker, port: 27152, webPort: 28782 });
 let issuer: OAuth2Issuer;
 const clients: PulsarClient[] = [];
 const dir = join(tmpdir(), `toolmesh-oauth2-keys-${process.pid}`);
@@ -31,9 +42,9 @@ const expected = [0, 1, 2].map((i) => ({ payload: `message-${i}`, properties: { 
 const source = (overrides: { privateKey?: string; issuerUrl?: string; audience?: string; scope?: string } = {}) =>
   new OAuth2TokenSource({ issuerUrl: issuer.issuerUrl, privateKey: issuer.credentialsFile, ...overrides });
 
-function binaryClient(tokens: OAuth2TokenSource | undefined): PulsarClient {
+function binaryClient(tokens: OAuth2TokenSource | undefined, serviceUrl = broker.serviceUrl): PulsarClient {
   const transport = new BinaryTransport({
-    serviceUrl: broker.serviceUrl,
+    serviceUrl,
     operationTimeoutMs: 15_000,
     authToken: tokens ? () => tokens.token() : undefined,
   });
@@ -60,6 +71,7 @@ async function roundTrip(client: PulsarClient, name: string) {
 
 beforeAll(async () => {
   await broker.start();
+  await proxy.start();
   issuer = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 60 });
 }, 120_000);
 afterEach(async () => {
@@ -67,6 +79,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await issuer?.stop();
+  await proxy.stop().catch(() => undefined);
   await broker.stop();
   rmSync(home, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
@@ -165,32 +178,39 @@ describe("the transports with OAuth2 tokens", () => {
     expect(received.map((m) => ({ payload: m.payload.toString(), properties: m.properties }))).toEqual(expected);
   });
 
-  it("keeps its connection when a token expires: the broker challenges, the client answers with a new token", async () => {
-    const short = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 3 });
-    try {
-      const client = binaryClient(new OAuth2TokenSource({ issuerUrl: short.issuerUrl, privateKey: short.credentialsFile }));
-      const name = topic("oauth2-expiry");
-      const received = await collect(client, name);
-      await client.send(name, Buffer.from("before"));
-      const connectedSince = async () => {
-        const response = await fetch(`${broker.webServiceUrl}/admin/v2/persistent/public/default/${name.split("/").pop()}/stats`, {
-          headers: { authorization: `Bearer ${broker.adminToken()}` },
-        });
-        const stats = (await response.json()) as { subscriptions: Record<string, { consumers: Array<{ connectedSince: string }> }> };
-        return stats.subscriptions.ours?.consumers.map((c) => c.connectedSince);
-      };
-      const since = await connectedSince();
-      expect(since).toHaveLength(1);
-      // Two lifetimes pass; each expiry is challenged within the broker's refresh check (1 s).
-      await new Promise((resolve) => setTimeout(resolve, 7_000));
-      await client.send(name, Buffer.from("after"));
-      await waitFor(() => received.length === 2, { description: "the message sent after the tokens expired" });
-      expect(received.map((m) => m.payload.toString())).toEqual(["before", "after"]);
-      expect(short.requests.filter((r) => r.granted).length).toBeGreaterThanOrEqual(3);
-      // The same consumer session: the broker did not close the connection when the first token expired.
-      expect(await connectedSince()).toEqual(since);
-    } finally {
-      await short.stop();
-    }
-  }, 60_000);
+  it.each([
+    ["directly", () => broker.serviceUrl],
+    ["through the Pulsar proxy", () => proxy.serviceUrl],
+  ])(
+    "keeps its connection %s when a token expires: it is challenged, and answers with a new token",
+    async (_case, serviceUrl) => {
+      const short = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 3 });
+      try {
+        const client = binaryClient(new OAuth2TokenSource({ issuerUrl: short.issuerUrl, privateKey: short.credentialsFile }), serviceUrl());
+        const name = topic("oauth2-expiry");
+        const received = await collect(client, name);
+        await client.send(name, Buffer.from("before"));
+        const connectedSince = async () => {
+          const response = await fetch(`${broker.webServiceUrl}/admin/v2/persistent/public/default/${name.split("/").pop()}/stats`, {
+            headers: { authorization: `Bearer ${broker.adminToken()}` },
+          });
+          const stats = (await response.json()) as { subscriptions: Record<string, { consumers: Array<{ connectedSince: string }> }> };
+          return stats.subscriptions.ours?.consumers.map((c) => c.connectedSince);
+        };
+        const since = await connectedSince();
+        expect(since).toHaveLength(1);
+        // Two lifetimes pass; each expiry is challenged within the broker's refresh check (1 s).
+        await new Promise((resolve) => setTimeout(resolve, 7_000));
+        await client.send(name, Buffer.from("after"));
+        await waitFor(() => received.length === 2, { description: "the message sent after the tokens expired" });
+        expect(received.map((m) => m.payload.toString())).toEqual(["before", "after"]);
+        expect(short.requests.filter((r) => r.granted).length).toBeGreaterThanOrEqual(3);
+        // The same consumer session: the connection was not closed when the first token expired.
+        expect(await connectedSince()).toEqual(since);
+      } finally {
+        await short.stop();
+      }
+    },
+    60_000,
+  );
 });
