@@ -152,6 +152,21 @@ export function trustGraphOnlyToolType(value: unknown): string | null {
 }
 
 /**
+ * OAuth 2 client credentials for an MCP server that asks for them (the MCP authorization spec's machine-to-
+ * machine flow): on the server's 401 the client finds its authorization server (protected-resource
+ * metadata), gets a token with the client_credentials grant and sends it. `client-secret` (and `client-id`)
+ * may reference `${env:NAME}`.
+ */
+export const McpOAuth2 = z.strictObject({
+  "client-id": z.string().min(1),
+  "client-secret": z.string().min(1),
+  /** Space-separated scopes asked for. */
+  scope: z.string().min(1).optional(),
+  /** The authorization server the credentials belong to: they are never sent to another one the server names. */
+  issuer: z.url({ protocol: /^https?$/, error: "oauth2.issuer must be an http(s) URL" }).optional(),
+});
+
+/**
  * A remote MCP tool (config type `mcp`, key = tool id). Header values may reference environment variables
  * as `${env:NAME}` so secrets need not sit in plain config.
  */
@@ -159,6 +174,7 @@ export const McpDescriptor = z.looseObject({
   url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
   "remote-name": z.string().min(1).optional(),
   "auth-token": z.string().min(1).optional(),
+  oauth2: McpOAuth2.optional(),
   headers: z.record(z.string(), z.string()).default({}),
   transport: z.enum(["streamable-http", "sse", "auto"]).default("auto"),
 });

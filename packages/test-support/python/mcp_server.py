@@ -1,6 +1,6 @@
 """A real MCP server built with the Python MCP SDK (mcp 2.3, MCPServer), for toolmesh's mcp-tool tests.
 
-    python mcp_server.py --port 8123 [--max-sessions N] [--token SECRET]
+    python mcp_server.py --port 8123 [--max-sessions N] [--token SECRET | --oauth-issuer URL [--scope S]]
 
 Streamable HTTP at /mcp (stateful sessions, the SDK's defaults otherwise). Tools:
   echo(message) -> str       the SDK also sends structuredContent {"result": ...}
@@ -11,17 +11,23 @@ Streamable HTTP at /mcp (stateful sessions, the SDK's defaults otherwise). Tools
   weather(city) -> Weather   a structured object
   traceparent() -> str       the W3C `traceparent` header of the HTTP request that carried the call
 --max-sessions uses the SDK's own limit (503 "Too many open sessions" past it); --token makes the SDK's
-bearer middleware refuse any other token (401 invalid_token). /control/* (never behind the token) lets a
+bearer middleware refuse any other token (401 invalid_token). --oauth-issuer makes it an OAuth 2 protected
+resource as the MCP authorization spec has it: its protected-resource metadata names that issuer, and it
+takes only RS256 JWTs signed with a key of the issuer's JWKS, for its own URL (`aud`), unexpired, with scope S
+(default mcp:tools; 403 insufficient_scope without it). /control/* (never behind the token) lets a
 test see what the server saw: initializes, open sessions, deletes, tool calls, callers waiting at a gate.
 Prints "mcp-test-server listening on <port>" once it accepts connections.
 """
 
 import argparse
 import base64
+import json
 import os
+import urllib.request
 from collections import Counter
 
 import anyio
+import jwt
 import uvicorn
 from pydantic import BaseModel
 from starlette.requests import Request
@@ -73,13 +79,38 @@ class StaticTokenVerifier:
         return AccessToken(token=token, client_id="toolmesh-test", scopes=[])
 
 
-def build_server(observed: Observed, port: int, token: str | None) -> MCPServer:
+class JwtVerifier:
+    """Accepts JWTs an OAuth 2 issuer signed (keys from its JWKS) for this server (`aud`), as a resource server does."""
+
+    def __init__(self, issuer: str, audience: str) -> None:
+        with urllib.request.urlopen(f"{issuer.rstrip('/')}/.well-known/openid-configuration", timeout=10) as response:
+            jwks_uri = json.load(response)["jwks_uri"]
+        self.keys = jwt.PyJWKClient(jwks_uri)
+        self.audience = audience
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            key = await anyio.to_thread.run_sync(self.keys.get_signing_key_from_jwt, token)
+            claims = jwt.decode(token, key.key, algorithms=["RS256"], audience=self.audience)
+        except jwt.PyJWTError:
+            return None
+        scopes = str(claims.get("scope", "")).split()
+        return AccessToken(token=token, client_id=str(claims.get("sub")), scopes=scopes, expires_at=claims.get("exp"), resource=self.audience)
+
+
+def build_server(observed: Observed, port: int, token: str | None, oauth_issuer: str | None, scope: str) -> MCPServer:
     auth = None
     verifier = None
+    base = f"http://127.0.0.1:{port}"
     if token is not None:
-        base = f"http://127.0.0.1:{port}"
         auth = AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False)
         verifier = StaticTokenVerifier(token)
+    elif oauth_issuer is not None:
+        # validate_token_resource off: JwtVerifier checks the token's audience itself.
+        auth = AuthSettings(
+            issuer_url=oauth_issuer, resource_server_url=f"{base}/mcp", required_scopes=[scope], validate_token_resource=False
+        )
+        verifier = JwtVerifier(oauth_issuer, f"{base}/mcp")
 
     async def count_messages(ctx, call_next):
         if ctx.method == "initialize":
@@ -200,10 +231,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--max-sessions", type=int, default=None)
     parser.add_argument("--token", default=None)
+    parser.add_argument("--oauth-issuer", default=None)
+    parser.add_argument("--scope", default="mcp:tools")
     args = parser.parse_args()
 
     observed = Observed()
-    mcp = build_server(observed, args.port, args.token)
+    mcp = build_server(observed, args.port, args.token, args.oauth_issuer, args.scope)
     limits = {} if args.max_sessions is None else {"max_sessions": args.max_sessions}
     app = mcp.streamable_http_app(**limits)
     config = uvicorn.Config(CountDeletes(app, observed), host="127.0.0.1", port=args.port, log_level="warning")

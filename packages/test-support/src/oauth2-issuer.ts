@@ -25,6 +25,8 @@ export interface OAuth2TokenRequest {
   /** From HTTP Basic auth when sent, else the `client_id` form field. */
   clientId: string | undefined;
   audience: string | undefined;
+  /** RFC 8707 `resource` (MCP clients name the server they want the token for). */
+  resource: string | undefined;
   scope: string | undefined;
   granted: boolean;
 }
@@ -57,6 +59,8 @@ const TokenRequestBody = z.object({
   client_id: optionalText,
   client_secret: optionalText,
   audience: optionalText,
+  // RFC 8707: the resource the token is for (what MCP clients send), taken as the audience when none is given.
+  resource: optionalText,
   scope: optionalText,
 });
 type TokenRequestBody = z.infer<typeof TokenRequestBody>;
@@ -85,7 +89,7 @@ function clientCredentials(req: IncomingMessage, body: TokenRequestBody): { id?:
  * the broker's private key, so a broker started with `tokenSigning: "key-pair"` accepts them. It grants
  * only client_credentials to its one client (Basic auth or form fields; anything else is 401
  * `invalid_client`, other grants 400 `unsupported_grant_type`); a token's `sub` is the client id, `aud` the
- * `audience` asked for, `exp` now + `tokenTtlSeconds`.
+ * `audience` asked for (else the RFC 8707 `resource`), `scope` the scope asked for, `exp` now + `tokenTtlSeconds`.
  */
 export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<OAuth2Issuer> {
   const clientId = options.clientId ?? "toolmesh-test-client";
@@ -101,7 +105,9 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
   server.service.on(Events.BeforeTokenSigning, (token: MutableToken, req: IncomingMessage) => {
     const body = bodyOf(req);
     token.payload.sub = clientCredentials(req, body).id;
-    if (body.audience !== undefined) token.payload.aud = body.audience;
+    const audience = body.audience ?? body.resource;
+    if (audience !== undefined) token.payload.aud = audience;
+    if (body.scope !== undefined) token.payload.scope = body.scope;
     token.payload.exp = Number(token.payload.iat) + ttl;
   });
   // The mock signs whatever it is asked for; the verdict is given here, before the answer goes out.
@@ -110,7 +116,13 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
     const client = clientCredentials(req, body);
     const known = client.id === clientId && client.secret === clientSecret;
     const clientCredentialsGrant = body.grant_type === "client_credentials";
-    requests.push({ clientId: client.id, audience: body.audience, scope: body.scope, granted: known && clientCredentialsGrant });
+    requests.push({
+      clientId: client.id,
+      audience: body.audience,
+      resource: body.resource,
+      scope: body.scope,
+      granted: known && clientCredentialsGrant,
+    });
     if (!known) {
       response.statusCode = 401;
       response.body = { error: "invalid_client" };
@@ -121,6 +133,14 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
       response.body.expires_in = ttl;
     }
   });
+  // Discovery tells clients what this issuer really does (the mock advertises more grants, and only the
+  // "none" client authentication, which clients that follow the metadata, like the MCP SDK's, would use).
+  server.service.on(Events.BeforeWellKnownOpenIdConfiguration, (response: MutableResponse) => {
+    if (response.body === "") return;
+    response.body.grant_types_supported = ["client_credentials"];
+    response.body.token_endpoint_auth_methods_supported = ["client_secret_basic", "client_secret_post"];
+  });
+
   await server.start(options.port || (await freePort()), "127.0.0.1");
   // The mock names 127.0.0.1 "localhost", which may resolve to ::1 where nothing listens.
   const issuerUrl = `http://127.0.0.1:${server.address().port}`;

@@ -13,6 +13,11 @@ export interface PythonMcpServerOptions {
   maxSessions?: number;
   /** Only `Authorization: Bearer <token>` is let in (the SDK's bearer middleware; 401 otherwise). */
   token?: string;
+  /**
+   * An OAuth 2 protected resource instead: its protected-resource metadata names this issuer, and it takes
+   * only RS256 JWTs from the issuer's JWKS, for its own URL (`aud`), with `scope` (default mcp:tools).
+   */
+  oauth?: { issuer: string; scope?: string };
   /** Extra environment, e.g. OTEL_EXPORTER_OTLP_ENDPOINT: the server then exports the MCP SDK's own spans. */
   env?: Record<string, string>;
 }
@@ -44,6 +49,7 @@ export class PythonMcpServer {
     const args = [SCRIPT, "--port", String(port)];
     if (options.maxSessions !== undefined) args.push("--max-sessions", String(options.maxSessions));
     if (options.token !== undefined) args.push("--token", options.token);
+    if (options.oauth) args.push("--oauth-issuer", options.oauth.issuer, ...(options.oauth.scope ? ["--scope", options.oauth.scope] : []));
     this.process = new ChildServer({
       command: pythonPeer("mcp"),
       args,

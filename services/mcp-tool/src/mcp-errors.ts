@@ -1,5 +1,6 @@
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -94,20 +95,33 @@ export function isTimeout(err: unknown): boolean {
   return err instanceof DeadlineError || (err instanceof McpError && err.code === ErrorCode.RequestTimeout);
 }
 
-/** What the request sent that a server could refuse: an Authorization header (from `auth-token`) or not. */
+/** What the request sent that a server could refuse: an Authorization header (from `auth-token`), a token got with `oauth2`, or neither. */
 export interface SentCredentials {
   token: boolean;
+  oauth2?: boolean;
 }
 
 function credentialReason(status: 401 | 403, sent: SentCredentials): string {
+  if (sent.oauth2) {
+    return status === 401
+      ? "HTTP 401 Unauthorized: the server refused the OAuth 2 token (check the entry's oauth2 credentials and issuer)"
+      : "HTTP 403 Forbidden: the server refused the OAuth 2 token (it grants too little: check the entry's oauth2 scope)";
+  }
   if (status === 401) {
     return sent.token
       ? "HTTP 401 Unauthorized: the server refused the token (check the entry's 'auth-token' or Authorization header)"
-      : "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)";
+      : "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header, or 'oauth2')";
   }
   return sent.token
     ? "HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)"
-    : "HTTP 403 Forbidden: the server refused the request; it may want credentials (set the entry's 'auth-token')";
+    : "HTTP 403 Forbidden: the server refused the request; it may want credentials (set the entry's 'auth-token' or 'oauth2')";
+}
+
+/** An OAuth 2 error the MCP SDK's authorization flow raised (the authorization server's `error` code), if it is one. */
+function oauthReason(err: unknown): string | undefined {
+  if (!(err instanceof OAuthError)) return undefined;
+  const detail = err.message ? `: ${shortDetail(err.message)}` : "";
+  return `OAuth 2: the authorization server answered ${err.errorCode}${detail} (check the entry's oauth2 client-id, client-secret and scope)`;
 }
 
 /** One phrase saying why talking to a server failed, for an error reply a person can act on. */
@@ -118,6 +132,8 @@ export function failureReason(err: unknown, sent: SentCredentials = { token: fal
     return typeof ms === "number" ? `no answer within ${ms} ms` : "no answer in time (request timed out)";
   }
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) return "the connection closed";
+  const oauth = oauthReason(err);
+  if (oauth) return oauth;
   const status = httpStatus(err);
   if (status === 401 || status === 403) return credentialReason(status, sent);
   if (status !== undefined) return `HTTP ${status}: ${shortDetail((err as Error).message)}`;

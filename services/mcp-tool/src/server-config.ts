@@ -3,10 +3,19 @@ import type { McpDescriptor } from "@toolmesh/schema";
 
 export type McpTransportMode = McpDescriptor["transport"];
 
+/** OAuth 2 client credentials for the server, secrets resolved (see McpOAuth2). */
+export interface McpOAuth2Credentials {
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  issuer?: string;
+}
+
 /** How to reach one MCP server, secrets resolved: what a session is opened with. */
 export interface McpServerTarget {
   url: string;
   headers: Record<string, string>;
+  oauth2?: McpOAuth2Credentials;
   transport: McpTransportMode;
   /** The url without credentials, query or fragment: safe for errors, logs and metric labels. */
   label: string;
@@ -82,12 +91,40 @@ export function resolveServer(name: string, descriptor: McpDescriptor, env: Node
     headers.authorization = `Bearer ${substituteEnv(token, env, `${where} auth-token`)}`;
     checkHeader("authorization", headers.authorization, where);
   }
+  const oauth2 = resolveOAuth2(descriptor, headers, env, where);
   const sorted = Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // Hashed so that pool keys (which may end up in logs or heap dumps) never hold a secret in clear.
   const key = createHash("sha256")
-    .update(JSON.stringify([descriptor.url, descriptor.transport, sorted]))
+    .update(JSON.stringify([descriptor.url, descriptor.transport, sorted, oauth2 ?? null]))
     .digest("hex");
-  return { url: descriptor.url, headers, transport: descriptor.transport, label: redactUrl(descriptor.url), key };
+  return {
+    url: descriptor.url,
+    headers,
+    ...(oauth2 ? { oauth2 } : {}),
+    transport: descriptor.transport,
+    label: redactUrl(descriptor.url),
+    key,
+  };
+}
+
+/** The entry's `oauth2` credentials with `${env:NAME}` resolved; refused beside a fixed token. */
+function resolveOAuth2(
+  descriptor: McpDescriptor,
+  headers: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+  where: string,
+): McpOAuth2Credentials | undefined {
+  const oauth2 = descriptor.oauth2;
+  if (!oauth2) return undefined;
+  if ("authorization" in headers) {
+    throw new McpConfigError(`${where} sets both 'oauth2' and a token ('auth-token' or an Authorization header); keep one`);
+  }
+  return {
+    clientId: substituteEnv(oauth2["client-id"], env, `${where} oauth2.client-id`),
+    clientSecret: substituteEnv(oauth2["client-secret"], env, `${where} oauth2.client-secret`),
+    ...(oauth2.scope ? { scope: oauth2.scope } : {}),
+    ...(oauth2.issuer ? { issuer: oauth2.issuer } : {}),
+  };
 }
 
 /** The tool's name on the server: `remote-name`, or the entry's own key. */

@@ -1,3 +1,4 @@
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -6,7 +7,7 @@ import type { Logger } from "pino";
 import { beforeDeadline } from "./deadline.js";
 import { DeadlineError, SessionRetiredError, failureReason, isTimeout } from "./mcp-errors.js";
 import type { SessionMetrics, SessionTransport } from "./metrics.js";
-import type { McpServerTarget } from "./server-config.js";
+import type { McpOAuth2Credentials, McpServerTarget } from "./server-config.js";
 
 const TRACE_KEYS = ["traceparent", "tracestate"] as const;
 
@@ -33,6 +34,16 @@ const fetchWithTraceHeaders: FetchLike = (url, init) => {
   for (const key of TRACE_KEYS) if (typeof meta[key] === "string") headers.set(key, meta[key]);
   return fetch(url, { ...init, headers });
 };
+
+/** The SDK's client-credentials provider for `credentials` (tokens kept for the session's life). */
+function credentialsProvider(credentials: McpOAuth2Credentials): ClientCredentialsProvider {
+  return new ClientCredentialsProvider({
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    ...(credentials.scope ? { scope: credentials.scope } : {}),
+    ...(credentials.issuer ? { expectedIssuer: credentials.issuer } : {}),
+  });
+}
 
 /** How long ending a session may wait for the server to answer its DELETE. */
 const TERMINATE_GRACE_MS = 2_000;
@@ -82,7 +93,13 @@ export class McpSession {
   /** Connects and initializes within `connectTimeoutMs`; a half-open session is ended on the server. */
   static async open(target: McpServerTarget, kind: SessionTransport, options: SessionOpenOptions): Promise<McpSession> {
     const url = new URL(target.url);
-    const transportOptions = { requestInit: { headers: target.headers } satisfies RequestInit, fetch: fetchWithTraceHeaders };
+    const transportOptions = {
+      requestInit: { headers: target.headers } satisfies RequestInit,
+      fetch: fetchWithTraceHeaders,
+      // The SDK runs the MCP authorization flow itself: on a 401 it finds the authorization server the
+      // server names, gets a token with the client_credentials grant, and sends it from then on.
+      ...(target.oauth2 ? { authProvider: credentialsProvider(target.oauth2) } : {}),
+    };
     const transport =
       kind === "sse" ? new SSEClientTransport(url, transportOptions) : new StreamableHTTPClientTransport(url, transportOptions);
     const client = new Client(options.clientInfo, { capabilities: {} });

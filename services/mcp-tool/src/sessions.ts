@@ -39,7 +39,10 @@ interface Entry {
   session?: McpSession;
 }
 
-const sentBy = (target: McpServerTarget): SentCredentials => ({ token: "authorization" in target.headers });
+const sentBy = (target: McpServerTarget): SentCredentials => ({
+  token: "authorization" in target.headers,
+  oauth2: target.oauth2 !== undefined,
+});
 
 /** The error a caller gets: a timeout says how long it waited, anything else what failed and why. */
 function describeFailure(target: McpServerTarget, what: string, err: unknown): McpServerError {

@@ -70,7 +70,7 @@ describe("credentials (issue 12 item 11)", () => {
   it("no token at all asks for one", async () => {
     const reply = await system.call("py-no-token", { message: "x" });
     expect(reply.error?.message).toBe(
-      `MCP server at ${server.url}: connect (streamable-http) failed: HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)`,
+      `MCP server at ${server.url}: connect (streamable-http) failed: HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header, or 'oauth2')`,
     );
   });
 });

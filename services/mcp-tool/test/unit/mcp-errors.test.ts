@@ -1,3 +1,4 @@
+import { InvalidClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -69,7 +70,7 @@ describe("failureReason", () => {
 
   it("asks for a token when none was sent, and says a sent token was refused", () => {
     expect(failureReason(http(401))).toBe(
-      "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header)",
+      "HTTP 401 Unauthorized: the server wants credentials; set the entry's 'auth-token' (or an Authorization header, or 'oauth2')",
     );
     expect(failureReason(http(401), { token: true })).toBe(
       "HTTP 401 Unauthorized: the server refused the token (check the entry's 'auth-token' or Authorization header)",
@@ -78,5 +79,17 @@ describe("failureReason", () => {
       "HTTP 403 Forbidden: the server refused the token (it does not grant access to this server or tool)",
     );
     expect(failureReason(http(403))).toMatch(/^HTTP 403 Forbidden: .*'auth-token'/);
+  });
+
+  it("names the OAuth 2 side: the authorization server's error code, or the server refusing the token it got", () => {
+    expect(failureReason(new InvalidClientError("Client authentication failed"))).toBe(
+      "OAuth 2: the authorization server answered invalid_client: Client authentication failed (check the entry's oauth2 client-id, client-secret and scope)",
+    );
+    expect(failureReason(http(401), { token: false, oauth2: true })).toBe(
+      "HTTP 401 Unauthorized: the server refused the OAuth 2 token (check the entry's oauth2 credentials and issuer)",
+    );
+    expect(failureReason(http(403), { token: false, oauth2: true })).toBe(
+      "HTTP 403 Forbidden: the server refused the OAuth 2 token (it grants too little: check the entry's oauth2 scope)",
+    );
   });
 });

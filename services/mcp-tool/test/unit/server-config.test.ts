@@ -59,6 +59,24 @@ describe("resolveServer", () => {
     expect(() => resolveServer("x", descriptor({ headers: { "X-A": "1", "x-a": "2" } }), {})).toThrow("header 'x-a' is given twice");
   });
 
+  it("resolves oauth2 client credentials (${env:NAME} in them), keys sessions by them, and refuses them beside a token", () => {
+    const oauth2 = { "client-id": "svc", "client-secret": "${env:SECRET}", scope: "mcp:tools", issuer: "https://auth.example/" };
+    const target = resolveServer("x", descriptor({ oauth2 }), { SECRET: "s3cret" });
+    expect(target.oauth2).toEqual({ clientId: "svc", clientSecret: "s3cret", scope: "mcp:tools", issuer: "https://auth.example/" });
+    expect(target.headers).toEqual({});
+    expect(target.key).not.toContain("s3cret");
+    expect(resolveServer("x", descriptor({ oauth2 }), { SECRET: "other" }).key).not.toBe(target.key);
+    expect(resolveServer("x", descriptor({}), {}).key).not.toBe(target.key);
+    expect(() => resolveServer("x", descriptor({ oauth2 }), {})).toThrow(
+      /oauth2.client-secret uses \$\{env:SECRET\}, but environment variable SECRET is not set/,
+    );
+    expect(() => resolveServer("x", descriptor({ oauth2, "auth-token": "t" }), { SECRET: "s" })).toThrow(
+      "mcp tool 'x' sets both 'oauth2' and a token ('auth-token' or an Authorization header); keep one",
+    );
+    expect(() => descriptor({ oauth2: { "client-id": "svc" } })).toThrow(/client-secret/);
+    expect(() => descriptor({ oauth2: { ...oauth2, "client-sceret": "typo" } })).toThrow(/client-sceret/);
+  });
+
   it("refuses a header value with a line break without printing the value", () => {
     const attempt = () => resolveServer("x", descriptor({ headers: { "X-Key": "${env:K}" } }), { K: "secret\r\nInjected: 1" });
     expect(attempt).toThrow(McpConfigError);
