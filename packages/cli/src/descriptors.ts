@@ -75,13 +75,31 @@ export interface McpFlags {
   authToken?: string;
   header?: string[];
   transport?: string;
+  oauth2ClientId?: string;
+  oauth2ClientSecret?: string;
+  oauth2Scope?: string;
+  oauth2Issuer?: string;
 }
 
-/** `{"url", "remote-name"?, "auth-token"?, "headers"?, "transport"?}` (config type `mcp`). */
+/** The `oauth2` object from the --oauth2-* flags; undefined when none is given. */
+function oauth2Of(flags: McpFlags): Record<string, string> | undefined {
+  const fields = {
+    "client-id": flags.oauth2ClientId,
+    "client-secret": flags.oauth2ClientSecret,
+    scope: flags.oauth2Scope,
+    issuer: flags.oauth2Issuer,
+  };
+  const given = Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return given.length > 0 ? Object.fromEntries(given) : undefined;
+}
+
+/** `{"url", "remote-name"?, "auth-token"?, "oauth2"?, "headers"?, "transport"?}` (config type `mcp`). */
 export function buildMcpDescriptor(flags: McpFlags): Record<string, unknown> {
   const descriptor: Record<string, unknown> = { url: flags.url };
   if (flags.remoteName) descriptor["remote-name"] = flags.remoteName;
   if (flags.authToken) descriptor["auth-token"] = flags.authToken;
+  const oauth2 = oauth2Of(flags);
+  if (oauth2) descriptor.oauth2 = oauth2;
   if (flags.transport && flags.transport !== "auto") descriptor.transport = flags.transport;
   if (flags.header?.length) {
     descriptor.headers = Object.fromEntries(flags.header.map((spec) => parseKeyValue("--header", spec)));

@@ -58,13 +58,20 @@ export function toolRows(items: readonly { key: string; value: string }[]): stri
   });
 }
 
-export const MCP_COLUMNS = ["id", "url", "remote-name", "transport", "auth-token", "headers"] as const;
+export const MCP_COLUMNS = ["id", "url", "remote-name", "transport", "auth-token", "oauth2", "headers"] as const;
+
+/** An entry's oauth2 credentials as the client id (and scope); never the secret. */
+function oauth2Summary(oauth2: unknown): string {
+  if (!oauth2 || typeof oauth2 !== "object") return "";
+  const { "client-id": clientId, scope } = oauth2 as { "client-id"?: unknown; scope?: unknown };
+  return `client ${text(clientId)}${scope ? ` (${text(scope)})` : ""}`;
+}
 
 /** Rows for `show-mcp-tools`; secrets are never printed, only whether they are set. */
 export function mcpRows(items: readonly { key: string; value: string }[]): string[][] {
   return items.map(({ key, value }) => {
     const mcp = parseObject(value);
-    if (!mcp) return [key, "(not a JSON object)", "", "", "", ""];
+    if (!mcp) return [key, "(not a JSON object)", "", "", "", "", ""];
     const headers = mcp.headers && typeof mcp.headers === "object" ? Object.keys(mcp.headers) : [];
     return [
       key,
@@ -72,6 +79,7 @@ export function mcpRows(items: readonly { key: string; value: string }[]): strin
       text(mcp["remote-name"]),
       text(mcp.transport ?? "auto"),
       mcp["auth-token"] ? "(set)" : "",
+      oauth2Summary(mcp.oauth2),
       headers.join(", "),
     ];
   });

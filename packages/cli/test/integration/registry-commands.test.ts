@@ -168,7 +168,7 @@ describe("MCP entries", () => {
     expect(gateway.stored("mcp", "calc")).toEqual({ url: "http://127.0.0.1:3901/sse", transport: "sse" });
     const shown = await tg(["show-mcp-tools", "--json"], env);
     expect(JSON.parse(shown.stdout)).toEqual([
-      { id: "calc", url: "http://127.0.0.1:3901/sse", "remote-name": "", transport: "sse", "auth-token": "", headers: "" },
+      { id: "calc", url: "http://127.0.0.1:3901/sse", "remote-name": "", transport: "sse", "auth-token": "", oauth2: "", headers: "" },
     ]);
     const bad = await tg(["set-mcp-tool", "--id", "calc", "--url", "http://h/mcp", "--transport", "carrier-pigeon"], env);
     expect(bad.code).toBe(1);

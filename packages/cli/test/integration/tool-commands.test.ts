@@ -160,8 +160,8 @@ describe("set-mcp-tool / show-mcp-tools / delete-mcp-tool", () => {
     const show = await tg(["show-mcp-tools"], env);
     expect(show.stdout).toBe(
       [
-        "id    url                        remote-name  transport  auth-token  headers",
-        "calc  http://127.0.0.1:3901/mcp  add          auto       (set)       X-Team",
+        "id    url                        remote-name  transport  auth-token  oauth2  headers",
+        "calc  http://127.0.0.1:3901/mcp  add          auto       (set)               X-Team",
         "",
       ].join("\n"),
     );
@@ -169,6 +169,19 @@ describe("set-mcp-tool / show-mcp-tools / delete-mcp-tool", () => {
 
     expect((await tg(["delete-mcp-tool", "--id", "calc"], env)).code).toBe(0);
     expect(gateway.stored("mcp", "calc")).toBeUndefined();
+  });
+
+  it("stores oauth2 client credentials from the --oauth2-* flags and shows the client id, never the secret", async () => {
+    const flags = ["--oauth2-client-id", "svc", "--oauth2-client-secret", "${env:SEARCH_SECRET}", "--oauth2-scope", "mcp:tools"];
+    expect((await tg(["set-mcp-tool", "--id", "search", "--url", "https://mcp.example/mcp", ...flags], env)).code).toBe(0);
+    expect(gateway.stored("mcp", "search")).toEqual({
+      url: "https://mcp.example/mcp",
+      oauth2: { "client-id": "svc", "client-secret": "${env:SEARCH_SECRET}", scope: "mcp:tools" },
+    });
+    const show = await tg(["show-mcp-tools"], env);
+    expect(show.stdout).toContain("client svc (mcp:tools)");
+    expect(show.stdout).not.toContain("SEARCH_SECRET");
+    expect((await tg(["delete-mcp-tool", "--id", "search"], env)).code).toBe(0);
   });
 
   it("refuses a URL McpDescriptor rejects", async () => {

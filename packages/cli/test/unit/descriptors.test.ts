@@ -98,6 +98,20 @@ describe("buildMcpDescriptor", () => {
   it("refuses a URL that is not http(s)", () => {
     expect(() => buildMcpDescriptor({ url: "ftp://x/mcp" })).toThrow("invalid mcp descriptor: url: url must be an http(s) URL");
   });
+
+  it("builds oauth2 from the --oauth2-* flags, and refuses half of it", () => {
+    expect(
+      buildMcpDescriptor({
+        url: "https://mcp.example/mcp",
+        oauth2ClientId: "svc",
+        oauth2ClientSecret: "${env:S}",
+        oauth2Scope: "mcp:tools",
+      }),
+    ).toEqual({ url: "https://mcp.example/mcp", oauth2: { "client-id": "svc", "client-secret": "${env:S}", scope: "mcp:tools" } });
+    expect(() => buildMcpDescriptor({ url: "https://mcp.example/mcp", oauth2ClientId: "svc" })).toThrow(
+      /invalid mcp descriptor: oauth2.client-secret/,
+    );
+  });
 });
 
 describe("checkConfigValue", () => {

@@ -61,7 +61,14 @@ describe("mcpRows", () => {
         value: JSON.stringify({ url: "http://h/mcp", "remote-name": "add", "auth-token": "s3cret", headers: { "X-K": "v" } }),
       },
     ]);
-    expect(rows).toEqual([["calc", "http://h/mcp", "add", "auto", "(set)", "X-K"]]);
+    expect(rows).toEqual([["calc", "http://h/mcp", "add", "auto", "(set)", "", "X-K"]]);
+    expect(JSON.stringify(rows)).not.toContain("s3cret");
+  });
+
+  it("shows an oauth2 entry's client id and scope, never its secret", () => {
+    const oauth2 = { "client-id": "svc", "client-secret": "s3cret", scope: "mcp:tools" };
+    const rows = mcpRows([{ key: "search", value: JSON.stringify({ url: "https://m/mcp", oauth2 }) }]);
+    expect(rows).toEqual([["search", "https://m/mcp", "", "auto", "", "client svc (mcp:tools)", ""]]);
     expect(JSON.stringify(rows)).not.toContain("s3cret");
   });
 });
