@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { EnvError } from "@toolmesh/schema";
-import { OAuth2TokenSource, type PulsarClientOptions, readOAuth2KeyFile } from "@toolmesh/pulsar";
+import { type AuthTokenHint, OAuth2TokenSource, type PulsarClientOptions, readOAuth2KeyFile } from "@toolmesh/pulsar";
 import type { BaseEnv } from "./env.js";
 
 export const DEFAULT_SERVICE_URL = "pulsar://127.0.0.1:6650";
@@ -60,7 +60,7 @@ export function pulsarSettings(env: PulsarEnv, logger?: Logger): Omit<PulsarClie
     webServiceUrl: env.PULSAR_WEB_URL ?? DEFAULT_WEB_URL,
     // A token file is read again at every connection, so a rotated token is picked up without a restart.
     authToken: oauth2
-      ? () => oauth2.token()
+      ? (hint?: AuthTokenHint) => oauth2.token(hint)
       : (env.PULSAR_AUTH_TOKEN ?? (tokenFile ? () => readFileSync(tokenFile, "utf8").trim() : undefined)),
     tls: { ...tls, rejectUnauthorized: env.PULSAR_TLS_VERIFY },
     receiverQueueSize: env.PULSAR_RECEIVER_QUEUE_SIZE,

@@ -33,7 +33,7 @@ export function transportKind(settings: Pick<TransportSettings, "serviceUrl" | "
 export function authTokenOf(settings: Pick<TransportSettings, "authToken">): AuthToken | undefined {
   const token = settings.authToken;
   if (token === undefined) return undefined;
-  return typeof token === "string" ? async () => token : async () => await token();
+  return typeof token === "string" ? async () => token : async (hint) => await token(hint);
 }
 
 export function createTransport(settings: TransportSettings, logger: Logger): Transport {

@@ -4,8 +4,15 @@
  */
 export type Properties = Record<string, string>;
 
-/** Where a transport gets the token it authenticates with: asked at every (re)connection and broker challenge. */
-export type AuthToken = () => Promise<string>;
+/**
+ * Where a transport gets the token it authenticates with: asked at every (re)connection and broker
+ * challenge. A challenge passes the token the broker no longer accepts (`rejected`): a source that caches
+ * tokens must then get a new one, whatever its own clock says.
+ */
+export type AuthToken = (hint?: AuthTokenHint) => Promise<string>;
+export interface AuthTokenHint {
+  rejected?: string;
+}
 
 export interface OutgoingMessage {
   payload: Buffer;

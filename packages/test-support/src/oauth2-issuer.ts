@@ -1,4 +1,4 @@
-import { createPrivateKey, randomBytes } from "node:crypto";
+import { createPrivateKey, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
@@ -18,6 +18,8 @@ export interface OAuth2IssuerOptions {
   clientSecret?: string;
   /** Lifetime of an access token: its `exp` and the response's `expires_in` (default 3600). */
   tokenTtlSeconds?: number;
+  /** The `expires_in` the response claims, when it should differ from the token's real lifetime (clock skew, a lying issuer). */
+  advertisedTtlSeconds?: number;
 }
 
 /** One POST to the token endpoint, as the issuer judged it. */
@@ -109,6 +111,8 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
     if (audience !== undefined) token.payload.aud = audience;
     if (body.scope !== undefined) token.payload.scope = body.scope;
     token.payload.exp = Number(token.payload.iat) + ttl;
+    // Each token its own (as real issuers' jti makes them): two grants within a second are not the same string.
+    token.payload.jti = randomUUID();
   });
   // The mock signs whatever it is asked for; the verdict is given here, before the answer goes out.
   server.service.on(Events.BeforeResponse, (response: MutableResponse, req: IncomingMessage) => {
@@ -130,7 +134,7 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
       response.statusCode = 400;
       response.body = { error: "unsupported_grant_type" };
     } else if (response.body !== "") {
-      response.body.expires_in = ttl;
+      response.body.expires_in = options.advertisedTtlSeconds ?? ttl;
     }
   });
   // Discovery tells clients what this issuer really does (the mock advertises more grants, and only the

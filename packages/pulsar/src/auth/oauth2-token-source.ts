@@ -6,7 +6,9 @@ import {
   clientCredentialsGrant,
   discovery,
 } from "openid-client";
+import { decodeJwt } from "jose";
 import pino, { type Logger } from "pino";
+import type { AuthTokenHint } from "../transport.js";
 import { readOAuth2KeyFile } from "./oauth2-key-file.js";
 
 /** The parameters of Apache's Pulsar clients' OAuth2 authentication (`AuthenticationOAuth2`, client-credentials flow). */
@@ -24,8 +26,13 @@ export interface OAuth2Options {
   logger?: Logger;
 }
 
-/** A token is fetched again once this share of its lifetime has passed, before the broker finds it expired. */
+/**
+ * A token is fetched again once this share of its lifetime has passed, less a second (an issuer's `exp`
+ * is in whole seconds, so it may end up to a second before `expires_in` says), before the broker finds it
+ * expired. A broker that finds it expired anyway challenges, and a new one is fetched then (`rejected`).
+ */
 const REFRESH_AT_SHARE = 0.9;
+const EXP_ROUNDING_MS = 1_000;
 /** After a failed request, callers get the same error for this long: many connections retrying must not flood the issuer. */
 const FAILURE_HOLD_MS = 1_000;
 
@@ -62,10 +69,14 @@ export class OAuth2TokenSource {
     this.logger = options.logger ?? pino({ level: "silent" });
   }
 
-  /** A token good for now: the cached one, or a new one from the issuer. Rejects with one line saying why. */
-  async token(): Promise<string> {
+  /**
+   * A token good for now: the cached one, or a new one from the issuer (also when the broker has just
+   * rejected the cached one: `hint.rejected`). Rejects with one line saying why.
+   */
+  async token(hint?: AuthTokenHint): Promise<string> {
     const now = Date.now();
-    if (this.cached && now < this.cached.refreshAt) return this.cached.token;
+    const rejected = hint?.rejected !== undefined && hint.rejected === this.cached?.token;
+    if (this.cached && now < this.cached.refreshAt && !rejected) return this.cached.token;
     try {
       if (!this.fetching) {
         if (this.failure && now < this.failure.until) throw this.failure.error;
@@ -78,7 +89,7 @@ export class OAuth2TokenSource {
     } catch (err) {
       this.failure ??= { error: err as Error, until: Date.now() + FAILURE_HOLD_MS };
       // An issuer briefly away should not cost a connection while the last token is still valid.
-      if (this.cached && Date.now() < this.cached.expiresAt) {
+      if (this.cached && Date.now() < this.cached.expiresAt && this.cached.token !== hint?.rejected) {
         this.logger.warn({ err: (err as Error).message }, "could not renew the OAuth2 token; using the current one until it expires");
         return this.cached.token;
       }
@@ -96,12 +107,16 @@ export class OAuth2TokenSource {
       if (this.options.scope) parameters.scope = this.options.scope;
       const started = Date.now();
       const response = await clientCredentialsGrant(config, parameters);
-      const lifetimeMs = response.expires_in === undefined ? Infinity : response.expires_in * 1000;
+      const lifetimeMs = Math.min(
+        response.expires_in === undefined ? Infinity : response.expires_in * 1000,
+        jwtLifetimeMs(response.access_token, started),
+      );
       this.logger.info(
         { issuer: this.issuer.href, clientId: keyFile.client_id, expiresInS: response.expires_in ?? null },
         "got an OAuth2 token for Pulsar",
       );
-      return { token: response.access_token, refreshAt: started + lifetimeMs * REFRESH_AT_SHARE, expiresAt: started + lifetimeMs };
+      const refreshAt = started + Math.max(0, lifetimeMs * REFRESH_AT_SHARE - EXP_ROUNDING_MS);
+      return { token: response.access_token, refreshAt, expiresAt: started + lifetimeMs };
     } catch (err) {
       if (err instanceof ResponseBodyError) {
         const description = err.error_description ? ` (${err.error_description})` : "";
@@ -131,6 +146,16 @@ export class OAuth2TokenSource {
     }
     config.timeout = timeout;
     return config;
+  }
+}
+
+/** How long a JWT access token says it lives (`exp`), read without verifying it; Infinity for other tokens. */
+function jwtLifetimeMs(token: string, now: number): number {
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === "number" ? exp * 1000 - now : Infinity;
+  } catch {
+    return Infinity;
   }
 }
 

@@ -14,15 +14,28 @@ export class ConnectionPool {
   /** The limit the most recent CONNECTED announced. */
   maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
   private closed = false;
+  /**
+   * The last token a broker refused: the next connections ask the token source with it, so a source whose
+   * cache still holds it (its clock says the token is good) gets a new one instead of offering it again.
+   */
+  private rejectedToken: string | undefined;
+  private readonly connectionSettings: PoolSettings;
 
-  constructor(private readonly settings: PoolSettings) {}
+  constructor(private readonly settings: PoolSettings) {
+    const authToken = settings.authToken;
+    this.connectionSettings = {
+      ...settings,
+      ...(authToken ? { authToken: (hint) => authToken(hint ?? (this.rejectedToken ? { rejected: this.rejectedToken } : undefined)) } : {}),
+      onTokenRejected: (token) => (this.rejectedToken = token),
+    };
+  }
 
   get(logical: BrokerAddress, physical: BrokerAddress = logical, lane = 0): Promise<BrokerConnection> {
     if (this.closed) return Promise.reject(new Error("the Pulsar transport is closed"));
     const key = `${logical.url}|${physical.url}|${lane}`;
     let connection = this.connections.get(key);
     if (!connection) {
-      const created = new BrokerConnection({ ...this.settings, logical, physical });
+      const created = new BrokerConnection({ ...this.connectionSettings, logical, physical });
       created.onClose(() => {
         this.open.delete(created);
         if (this.connections.get(key) === connection) this.connections.delete(key);

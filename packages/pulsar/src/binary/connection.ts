@@ -2,10 +2,11 @@ import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Logger } from "pino";
 import { PulsarError } from "../errors.js";
+import type { AuthTokenHint } from "../transport.js";
 import { BrokerError } from "./broker-error.js";
 import { type BaseCommandData, responseRequestId, toNumber } from "./commands.js";
 import { encodeCommand, type Frame, FrameReader } from "./frame-codec.js";
-import { CommandType } from "./pulsar-api.js";
+import { CommandType, serverErrorName } from "./pulsar-api.js";
 import { type BrokerAddress, hostPort } from "./service-url.js";
 
 export const CLIENT_VERSION = "toolmesh-pulsar 0.1.0 (Node.js)";
@@ -30,7 +31,9 @@ export interface ConnectionOptions {
   /** Where the socket goes: the broker itself, or the service URL (a Pulsar proxy) when proxying. */
   physical: BrokerAddress;
   tls?: TlsSettings;
-  authToken?: () => Promise<string | undefined>;
+  authToken?: (hint?: AuthTokenHint) => Promise<string | undefined>;
+  /** The broker refused this token (at CONNECT, or in answer to a challenge). */
+  onTokenRejected?: (token: string) => void;
   logger: Logger;
   operationTimeoutMs: number;
   keepAliveIntervalMs: number;
@@ -77,6 +80,8 @@ export class BrokerConnection {
   private receivedSinceLastPing = true;
   private keepAlive: NodeJS.Timeout | undefined;
   private corked = false;
+  /** The token this connection authenticated with last (CONNECT or a challenge's answer). */
+  private sentToken: string | undefined;
   private closedReason: string | undefined;
   private readonly closeListeners: Array<() => void> = [];
 
@@ -193,6 +198,7 @@ export class BrokerConnection {
     let token: string | undefined;
     try {
       token = await this.options.authToken?.();
+      this.sentToken = token;
     } catch (err) {
       this.shutdown(`could not get the auth token: ${(err as Error).message}`);
       return;
@@ -279,6 +285,9 @@ export class BrokerConnection {
         return;
       }
       case CommandType.ERROR:
+        if (serverErrorName(command.error!.error) === "AuthenticationError" && this.sentToken !== undefined) {
+          this.options.onTokenRejected?.(this.sentToken);
+        }
         if (this.pending.has(-1) && !this.pending.has(toNumber(command.error!.request_id))) {
           // An ERROR during the handshake (a bad token) answers CONNECT.
           return this.fail(-1, new BrokerError(`CONNECT to ${this.label}`, command.error!.error, command.error!.message));
@@ -321,11 +330,15 @@ export class BrokerConnection {
   }
 
   private async answerAuthChallenge(): Promise<void> {
-    const token = await this.options.authToken?.().catch((err: Error) => {
-      // An empty answer makes the broker close the connection; it is made again with a fresh token.
-      this.options.logger.warn({ broker: this.label, err: err.message }, "could not get a token to answer the broker's auth challenge");
-      return undefined;
-    });
+    // The broker challenges a token it finds expired: a fresh one is needed even if the source's clock disagrees.
+    const token = await this.options
+      .authToken?.(this.sentToken === undefined ? undefined : { rejected: this.sentToken })
+      .catch((err: Error) => {
+        // An empty answer makes the broker close the connection; it is made again with a fresh token.
+        this.options.logger.warn({ broker: this.label, err: err.message }, "could not get a token to answer the broker's auth challenge");
+        return undefined;
+      });
+    if (token !== undefined) this.sentToken = token;
     this.write(
       encodeCommand({
         type: CommandType.AUTH_RESPONSE,

@@ -1,5 +1,5 @@
 import pino, { type Logger } from "pino";
-import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import type { AuthTokenHint, ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
 import { isRetriable } from "./broker-error.js";
 import { ConnectionPool } from "./connection-pool.js";
 import type { TlsSettings } from "./connection.js";
@@ -17,7 +17,7 @@ export interface BinaryTransportOptions {
   serviceUrl: string;
   logger?: Logger;
   /** AuthenticationToken (the "token" method); a function is asked on every new connection. */
-  authToken?: string | (() => string | Promise<string>);
+  authToken?: string | ((hint?: AuthTokenHint) => string | Promise<string>);
   tls?: TlsSettings;
   /** How long a message may wait for the broker's confirmation, across reconnects (default 30 000). */
   sendTimeoutMs?: number;
@@ -63,7 +63,7 @@ export class BinaryTransport implements Transport {
     this.pool = new ConnectionPool({
       logger,
       tls: options.tls,
-      authToken: token === undefined ? undefined : async () => (typeof token === "string" ? token : await token()),
+      authToken: token === undefined ? undefined : async (hint) => (typeof token === "string" ? token : await token(hint)),
       operationTimeoutMs,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
     });

@@ -62,6 +62,15 @@ async function collect(client: PulsarClient, name: string) {
   return received;
 }
 
+/** When each consumer of subscription `ours` on `name` connected, from the broker's topic stats. */
+async function connectedSince(name: string): Promise<string[] | undefined> {
+  const response = await fetch(`${broker.webServiceUrl}/admin/v2/persistent/public/default/${name.split("/").pop()}/stats`, {
+    headers: { authorization: `Bearer ${broker.adminToken()}` },
+  });
+  const stats = (await response.json()) as { subscriptions: Record<string, { consumers: Array<{ connectedSince: string }> }> };
+  return stats.subscriptions.ours?.consumers.map((c) => c.connectedSince);
+}
+
 async function roundTrip(client: PulsarClient, name: string) {
   const received = await collect(client, name);
   for (let i = 0; i < 3; i++) await client.send(name, Buffer.from(`message-${i}`), { i: String(i) });
@@ -104,6 +113,17 @@ describe("the token source", () => {
     }
   });
 
+  it("gets a new token at once when the broker rejects the cached one, whatever expires_in said", async () => {
+    const tokens = source();
+    const before = issuer.requests.length;
+    const first = await tokens.token();
+    const second = await tokens.token({ rejected: first });
+    expect(second).not.toBe(first);
+    // A rejection of some older token leaves the current one alone.
+    expect(await tokens.token({ rejected: first })).toBe(second);
+    expect(issuer.requests.length - before).toBe(2);
+  });
+
   it("sends the audience and scope it is given, with the key file's client id", async () => {
     const before = issuer.requests.length;
     await source({ audience: "urn:toolmesh:pulsar", scope: "pulsar produce" }).token();
@@ -144,6 +164,33 @@ describe("the token source", () => {
   });
 });
 
+describe("a token source whose cache outlives the token", () => {
+  it("is asked again with the token the broker rejected, and the connection stays", async () => {
+    // A expires in 3 s; the source keeps offering it until told the broker rejected it, then gives B.
+    const expiring = await broker.createToken("client", "3s");
+    const lasting = await broker.createToken("client");
+    const hints: Array<string | undefined> = [];
+    const authToken = async (hint?: { rejected?: string }) => {
+      hints.push(hint?.rejected === expiring ? "rejected A" : hint?.rejected);
+      return hint?.rejected === expiring ? lasting : expiring;
+    };
+    const transport = new BinaryTransport({ serviceUrl: broker.serviceUrl, operationTimeoutMs: 15_000, authToken });
+    const client = new PulsarClient({ webServiceUrl: broker.webServiceUrl, transport });
+    clients.push(client);
+    const name = topic("stale-cache");
+    const received = await collect(client, name);
+    await client.send(name, Buffer.from("before"));
+    const since = await connectedSince(name);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await client.send(name, Buffer.from("after"));
+    await waitFor(() => received.length === 2, { description: "the message sent after A expired" });
+    expect(received.map((m) => m.payload.toString())).toEqual(["before", "after"]);
+    expect(hints).toContain("rejected A");
+    // The challenge was answered with B: the consumer kept its connection.
+    expect(await connectedSince(name)).toEqual(since);
+  }, 30_000);
+});
+
 describe("the transports with OAuth2 tokens", () => {
   it("produces and consumes over the binary protocol; without a token the broker refuses", async () => {
     expect(await roundTrip(binaryClient(source()), topic("oauth2-binary"))).toEqual(expected);
@@ -179,25 +226,24 @@ describe("the transports with OAuth2 tokens", () => {
   });
 
   it.each([
-    ["directly", () => broker.serviceUrl],
-    ["through the Pulsar proxy", () => proxy.serviceUrl],
+    ["directly", () => broker.serviceUrl, undefined],
+    ["through the Pulsar proxy", () => proxy.serviceUrl, undefined],
+    // The cache believes the token is good for an hour: only the broker's challenge says otherwise.
+    ["directly, the issuer's expires_in saying an hour", () => broker.serviceUrl, 3_600],
   ])(
     "keeps its connection %s when a token expires: it is challenged, and answers with a new token",
-    async (_case, serviceUrl) => {
-      const short = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 3 });
+    async (_case, serviceUrl, advertised) => {
+      const short = await startOAuth2Issuer({
+        privateKeyFile: broker.tokenPrivateKeyFile,
+        tokenTtlSeconds: 3,
+        ...(advertised ? { advertisedTtlSeconds: advertised } : {}),
+      });
       try {
         const client = binaryClient(new OAuth2TokenSource({ issuerUrl: short.issuerUrl, privateKey: short.credentialsFile }), serviceUrl());
         const name = topic("oauth2-expiry");
         const received = await collect(client, name);
         await client.send(name, Buffer.from("before"));
-        const connectedSince = async () => {
-          const response = await fetch(`${broker.webServiceUrl}/admin/v2/persistent/public/default/${name.split("/").pop()}/stats`, {
-            headers: { authorization: `Bearer ${broker.adminToken()}` },
-          });
-          const stats = (await response.json()) as { subscriptions: Record<string, { consumers: Array<{ connectedSince: string }> }> };
-          return stats.subscriptions.ours?.consumers.map((c) => c.connectedSince);
-        };
-        const since = await connectedSince();
+        const since = await connectedSince(name);
         expect(since).toHaveLength(1);
         // Two lifetimes pass; each expiry is challenged within the broker's refresh check (1 s).
         await new Promise((resolve) => setTimeout(resolve, 7_000));
@@ -206,7 +252,7 @@ describe("the transports with OAuth2 tokens", () => {
         expect(received.map((m) => m.payload.toString())).toEqual(["before", "after"]);
         expect(short.requests.filter((r) => r.granted).length).toBeGreaterThanOrEqual(3);
         // The same consumer session: the connection was not closed when the first token expired.
-        expect(await connectedSince()).toEqual(since);
+        expect(await connectedSince(name)).toEqual(since);
       } finally {
         await short.stop();
       }
