@@ -1,5 +1,6 @@
 import type { ServiceRuntime } from "@toolmesh/base";
 import { ArgumentValidator } from "./argument-validator.js";
+import { AccessTokens } from "./access-tokens.js";
 import { bearerAuth, metadataPath, originCheck, registerResourceMetadata } from "./auth.js";
 import { BindingInvoker } from "./binding-invoker.js";
 import { RevisionCatalog } from "./catalog.js";
@@ -58,12 +59,35 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
     callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
   });
   const resource = env.MCP_AUTHORIZATION_SERVERS.length > 0 ? env.MCP_RESOURCE_URL : undefined;
-  if (resource) registerResourceMetadata(runtime.http, { resource, authorizationServers: env.MCP_AUTHORIZATION_SERVERS });
+  if (resource) {
+    registerResourceMetadata(runtime.http, {
+      resource,
+      authorizationServers: env.MCP_AUTHORIZATION_SERVERS,
+      scopes: env.MCP_REQUIRED_SCOPES,
+    });
+  }
   const metadataUrl = resource ? new URL(metadataPath(resource), resource).href : undefined;
+  // The authorization servers the metadata names issue the tokens clients then bring: check them here.
+  const accessTokens = resource
+    ? new AccessTokens({
+        authorizationServers: env.MCP_AUTHORIZATION_SERVERS,
+        resource,
+        requiredScopes: env.MCP_REQUIRED_SCOPES,
+        logger: logger.child({ component: "access-tokens" }),
+      })
+    : undefined;
 
   await runtime.http.register(async (scope) => {
     scope.addHook("onRequest", originCheck(env.MCP_ALLOWED_ORIGINS));
-    scope.addHook("onRequest", bearerAuth({ token: env.GATEWAY_TOKEN, metadataUrl }));
+    scope.addHook(
+      "onRequest",
+      bearerAuth({
+        token: env.GATEWAY_TOKEN,
+        metadataUrl,
+        requiredScopes: env.MCP_REQUIRED_SCOPES,
+        ...(accessTokens ? { accessTokens } : {}),
+      }),
+    );
     await registerMcpRoutes(scope, { catalog, views, sessions, listTools, callTool, logger });
   });
   await catalog.start();

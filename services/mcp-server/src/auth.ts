@@ -1,15 +1,20 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ErrorType, ServiceError } from "@toolmesh/schema";
+import type { AccessTokens } from "./access-tokens.js";
 
 // Hashing both sides gives equal lengths, so the comparison takes the same time whatever was sent.
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 export interface AuthOptions {
-  /** GATEWAY_TOKEN: every /mcp request needs it; undefined = open. */
+  /** GATEWAY_TOKEN: every /mcp request needs it (or an access token); undefined and no `accessTokens` = open. */
   token: string | undefined;
   /** Where the protected-resource metadata is served (set when an authorization server is configured). */
   metadataUrl: string | undefined;
+  /** OAuth 2 access tokens from the authorization servers the metadata names, when there are any. */
+  accessTokens?: AccessTokens;
+  /** MCP_REQUIRED_SCOPES: named in 401 challenges, so clients ask their authorization server for them. */
+  requiredScopes?: string[];
 }
 
 /** RFC 9728's well-known path for a resource at `resource` (path-suffixed: `/.well-known/oauth-protected-resource/mcp`). */
@@ -19,37 +24,57 @@ export function metadataPath(resource: string): string {
 }
 
 /**
- * An onRequest hook requiring `Authorization: Bearer <GATEWAY_TOKEN>`, as the api-gateway does: 401 with
- * `WWW-Authenticate` (naming the resource metadata when there is one, so OAuth-aware clients find the
- * authorization server). Not installed when no token is set.
+ * An onRequest hook requiring `Authorization: Bearer <token>`, as the api-gateway does: GATEWAY_TOKEN, or an
+ * OAuth 2 access token from a configured authorization server (AccessTokens). Refusals are 401 (403 for a
+ * token without the required scopes) with `WWW-Authenticate` naming the resource metadata when there is
+ * one, so OAuth-aware clients find the authorization server. Open when neither is configured.
  */
-export function bearerAuth({ token, metadataUrl }: AuthOptions) {
+export function bearerAuth({ token, metadataUrl, accessTokens, requiredScopes = [] }: AuthOptions) {
   const expected = token === undefined ? undefined : digest(token);
+  const scope = accessTokens && requiredScopes.length > 0 ? [`scope="${requiredScopes.join(" ")}"`] : [];
+  const challenge = (...params: string[]) =>
+    ['Bearer realm="toolmesh"', ...params, ...(metadataUrl ? [`resource_metadata="${metadataUrl}"`] : [])].join(", ");
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!expected) return;
+    if (!expected && !accessTokens) return;
     const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
     const presented = match?.[1]?.trim();
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return;
-    const message = presented === undefined ? "missing bearer token: send 'Authorization: Bearer <token>'" : "invalid bearer token";
-    const challenge = [
-      'Bearer realm="toolmesh"',
-      ...(presented === undefined ? [] : ['error="invalid_token"']),
-      ...(metadataUrl ? [`resource_metadata="${metadataUrl}"`] : []),
-    ].join(", ");
-    await reply.status(401).header("www-authenticate", challenge).send(new ServiceError(ErrorType.unauthorized, message).body);
+    if (presented === undefined) {
+      const message = "missing bearer token: send 'Authorization: Bearer <token>'";
+      return reply
+        .status(401)
+        .header("www-authenticate", challenge(...scope))
+        .send(new ServiceError(ErrorType.unauthorized, message).body);
+    }
+    if (expected && timingSafeEqual(digest(presented), expected)) return;
+    const verdict = accessTokens ? await accessTokens.verify(presented) : undefined;
+    if (verdict?.ok) return;
+    if (verdict?.status === 403) {
+      return reply
+        .status(403)
+        .header("www-authenticate", challenge('error="insufficient_scope"', `scope="${verdict.scope}"`))
+        .send(new ServiceError(ErrorType.forbidden, `insufficient scope: ${verdict.description}`).body);
+    }
+    const message = verdict ? `invalid bearer token: ${verdict.description}` : "invalid bearer token";
+    return reply
+      .status(401)
+      .header("www-authenticate", challenge('error="invalid_token"', ...scope))
+      .send(new ServiceError(ErrorType.unauthorized, message).body);
   };
 }
 
 export interface ResourceMetadata {
   resource: string;
   authorizationServers: string[];
+  /** The scopes tokens must carry (MCP_REQUIRED_SCOPES), listed so clients ask for them. */
+  scopes?: string[];
 }
 
 /** RFC 9728 protected-resource metadata, at the root well-known path and the path-suffixed one. */
-export function registerResourceMetadata(app: FastifyInstance, { resource, authorizationServers }: ResourceMetadata): void {
+export function registerResourceMetadata(app: FastifyInstance, { resource, authorizationServers, scopes = [] }: ResourceMetadata): void {
   const document = {
     resource,
     authorization_servers: authorizationServers,
+    ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
     bearer_methods_supported: ["header"],
     resource_name: "toolmesh MCP server",
   };

@@ -26,6 +26,11 @@ export const McpServerEnv = BaseEnv.extend({
   MCP_AUTHORIZATION_SERVERS: urlList.default([]),
   /** This server's public URL (e.g. https://tools.example.com/mcp): the `resource` of that metadata. */
   MCP_RESOURCE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Scopes (comma- or space-separated) every OAuth access token must carry; none by default. */
+  MCP_REQUIRED_SCOPES: z
+    .string()
+    .transform((text) => text.split(/[\s,]+/).filter(Boolean))
+    .default([]),
   /**
    * Origins (scheme://host:port) whose browser pages may call /mcp. A request with any other `Origin` header
    * is refused (403): the spec's guard against DNS rebinding. Non-browser clients send no Origin.

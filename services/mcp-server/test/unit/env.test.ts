@@ -25,6 +25,11 @@ describe("mcp-server env", () => {
     );
   });
 
+  it("reads the required scopes, comma- or space-separated, none by default", () => {
+    expect(loadEnv({}).MCP_REQUIRED_SCOPES).toEqual([]);
+    expect(loadEnv({ MCP_REQUIRED_SCOPES: "mcp:tools, mcp:call  extra" }).MCP_REQUIRED_SCOPES).toEqual(["mcp:tools", "mcp:call", "extra"]);
+  });
+
   it("reads allowed origins without trailing slashes", () => {
     expect(loadEnv({ MCP_ALLOWED_ORIGINS: "http://localhost:6274/, https://app.example.com" }).MCP_ALLOWED_ORIGINS).toEqual([
       "http://localhost:6274",
