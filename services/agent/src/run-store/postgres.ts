@@ -23,6 +23,15 @@ const MIGRATIONS: Migration[] = [
         instance_id TEXT PRIMARY KEY, started_at TEXT NOT NULL, heartbeat_at BIGINT NOT NULL
       );`,
   },
+  {
+    version: 2,
+    name: "runs numbered in insertion order",
+    // Two runs may start in the same millisecond (on one replica or two): the number orders them in list().
+    sql: `
+      ALTER TABLE agent_runs ADD COLUMN recorded BIGSERIAL;
+      DROP INDEX agent_runs_by_start;
+      CREATE INDEX agent_runs_by_start ON agent_runs (started_at DESC, recorded DESC);`,
+  },
 ];
 
 type RunRow = AgentRunSummary & { tools_offered: string; answer: string | null; error: string | null };
@@ -112,7 +121,7 @@ export class PostgresRunStore implements RunStore {
   async list(limit: number): Promise<AgentRunSummary[]> {
     return [
       ...(await this.sql<AgentRunSummary[]>`
-        SELECT run_id, "user", question, catalog_revision, catalog_hash, status, started_at, finished_at FROM agent_runs ORDER BY started_at DESC LIMIT ${limit}`),
+        SELECT run_id, "user", question, catalog_revision, catalog_hash, status, started_at, finished_at FROM agent_runs ORDER BY started_at DESC, recorded DESC LIMIT ${limit}`),
     ];
   }
 

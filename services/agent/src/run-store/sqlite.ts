@@ -164,7 +164,8 @@ export class SqliteRunStore implements RunStore {
   async list(limit: number): Promise<AgentRunSummary[]> {
     return this.db
       .prepare(
-        "SELECT run_id, user, question, catalog_revision, catalog_hash, status, started_at, finished_at FROM runs ORDER BY started_at DESC LIMIT ?",
+        // rowid (insertion order) breaks ties: two runs may start in the same millisecond.
+        "SELECT run_id, user, question, catalog_revision, catalog_hash, status, started_at, finished_at FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?",
       )
       .all(limit) as AgentRunSummary[];
   }

@@ -23,6 +23,16 @@ export function runStoreContract(name: string, newPlace: () => Promise<StorePlac
   };
 
   describe(`RunStore on ${name}`, () => {
+    it("lists runs newest first, runs started in the same millisecond in the order they were recorded", async () => {
+      const place = await newPlace();
+      const a = await instance(place, "agent-a");
+      const b = await instance(place, "agent-b");
+      const ids = Array.from({ length: 12 }, (_, i) => `burst-${String(i).padStart(2, "0")}`);
+      // Alternating instances, as replicas sharing a database record them.
+      for (const [i, id] of ids.entries()) await begin(i % 2 === 0 ? a : b, id);
+      expect((await a.list(20)).map((r) => r.run_id)).toEqual([...ids].reverse());
+    });
+
     it("records a run with its steps in order and its outcome once, readable through another instance", async () => {
       const place = await newPlace();
       const a = await instance(place, "agent-a");
