@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
-import type { AuthToken, Transport } from "./transport.js";
+import { authTokenOf } from "./auth/auth-token.js";
+import type { Transport } from "./transport.js";
 import { WebSocketTransport } from "./ws/transport.js";
 
 export type TransportKind = "binary" | "websocket";
@@ -27,13 +28,6 @@ export interface TransportSettings {
 /** The one selection rule: a service URL means the binary protocol unless WebSocket is asked for. */
 export function transportKind(settings: Pick<TransportSettings, "serviceUrl" | "kind">): TransportKind {
   return settings.kind ?? (settings.serviceUrl ? "binary" : "websocket");
-}
-
-/** The settings' token as one function for every transport (a fixed string or a function, sync or async). */
-export function authTokenOf(settings: Pick<TransportSettings, "authToken">): AuthToken | undefined {
-  const token = settings.authToken;
-  if (token === undefined) return undefined;
-  return typeof token === "string" ? async () => token : async (hint) => await token(hint);
 }
 
 export function createTransport(settings: TransportSettings, logger: Logger): Transport {

@@ -1,4 +1,4 @@
-import { createPrivateKey, randomBytes, randomUUID } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
@@ -8,8 +8,8 @@ import { z } from "zod";
 import { freePort } from "./service-process.js";
 
 export interface OAuth2IssuerOptions {
-  /** The RSA key tokens are signed with, DER PKCS#8: a key-pair broker's `tokenPrivateKeyFile`. */
-  privateKeyFile: string;
+  /** The RSA key tokens are signed with, DER PKCS#8: a key-pair broker's `tokenPrivateKeyFile`. Absent: a new one. */
+  privateKeyFile?: string;
   /** Port on 127.0.0.1; 0 or absent = a free one (from TOOLMESH_TEST_PORTS when set). */
   port?: number;
   /** The one client the issuer knows (default `toolmesh-test-client`); it becomes the tokens' `sub`. */
@@ -46,6 +46,8 @@ export interface OAuth2Issuer {
    * JSON Apache's clients read from their `privateKey` / `private_key` parameter (as `file://<path>`).
    */
   credentialsFile: string;
+  /** The signing key (DER PKCS#8): the one given, or the one made for this issuer (tests forge tokens with it). */
+  privateKeyFile: string;
   /** Every token request that reached a grant (malformed ones, which the mock answers 400, are not listed). */
   requests: OAuth2TokenRequest[];
   stop(): Promise<void>;
@@ -99,8 +101,14 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
   const ttl = options.tokenTtlSeconds ?? 3600;
   const requests: OAuth2TokenRequest[] = [];
 
+  const dir = mkdtempSync(join(tmpdir(), "toolmesh-oauth2-"));
+  const privateKeyFile = options.privateKeyFile ?? join(dir, "issuer.key");
+  if (!options.privateKeyFile) {
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    writeFileSync(privateKeyFile, privateKey.export({ format: "der", type: "pkcs8" }), { mode: 0o600 });
+  }
   const server = new OAuth2Server();
-  const jwk = createPrivateKey({ key: readFileSync(options.privateKeyFile), format: "der", type: "pkcs8" }).export({ format: "jwk" });
+  const jwk = createPrivateKey({ key: readFileSync(privateKeyFile), format: "der", type: "pkcs8" }).export({ format: "jwk" });
   await server.issuer.keys.add({ ...jwk, kid: KEY_ID, alg: "RS256" });
 
   const bodyOf = (req: IncomingMessage & { body?: unknown }) => TokenRequestBody.parse(req.body);
@@ -150,7 +158,6 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
   const issuerUrl = `http://127.0.0.1:${server.address().port}`;
   server.issuer.url = issuerUrl;
 
-  const dir = mkdtempSync(join(tmpdir(), "toolmesh-oauth2-"));
   const credentialsFile = join(dir, "credentials.json");
   const keyFile = { type: "client_credentials", client_id: clientId, client_secret: clientSecret, issuer_url: issuerUrl };
   writeFileSync(credentialsFile, JSON.stringify(keyFile), { mode: 0o600 });
@@ -161,6 +168,7 @@ export async function startOAuth2Issuer(options: OAuth2IssuerOptions): Promise<O
     clientId,
     clientSecret,
     credentialsFile,
+    privateKeyFile,
     requests,
     stop: async () => {
       rmSync(dir, { recursive: true, force: true });

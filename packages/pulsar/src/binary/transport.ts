@@ -1,5 +1,6 @@
 import pino, { type Logger } from "pino";
-import type { AuthTokenHint, ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import { type AuthTokenSetting, authTokenOf } from "../auth/auth-token.js";
+import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
 import { isRetriable } from "./broker-error.js";
 import { ConnectionPool } from "./connection-pool.js";
 import type { TlsSettings } from "./connection.js";
@@ -17,7 +18,7 @@ export interface BinaryTransportOptions {
   serviceUrl: string;
   logger?: Logger;
   /** AuthenticationToken (the "token" method); a function is asked on every new connection. */
-  authToken?: string | ((hint?: AuthTokenHint) => string | Promise<string>);
+  authToken?: AuthTokenSetting;
   tls?: TlsSettings;
   /** How long a message may wait for the broker's confirmation, across reconnects (default 30 000). */
   sendTimeoutMs?: number;
@@ -58,12 +59,11 @@ export class BinaryTransport implements Transport {
   constructor(private readonly options: BinaryTransportOptions) {
     this.serviceUrl = parseBrokerUrl(options.serviceUrl);
     const logger = options.logger ?? pino({ level: "silent" });
-    const token = options.authToken;
     const operationTimeoutMs = options.operationTimeoutMs ?? 30_000;
     this.pool = new ConnectionPool({
       logger,
       tls: options.tls,
-      authToken: token === undefined ? undefined : async (hint) => (typeof token === "string" ? token : await token(hint)),
+      authToken: authTokenOf(options),
       operationTimeoutMs,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
     });

@@ -36,7 +36,7 @@ const keyFile = (name: string) => {
 };
 
 beforeAll(async () => {
-  issuer = await startOAuth2Issuer({ privateKeyFile: keyFile("issuer.key") });
+  issuer = await startOAuth2Issuer({});
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
   await system.start({
@@ -120,6 +120,6 @@ async function signed(file: string, claims: { iss?: string; aud?: string; scope?
     .sign(key);
 }
 
-const expiredToken = () => signed(join(keyDir, "issuer.key"), { exp: Math.floor(Date.now() / 1000) - 10 });
+const expiredToken = () => signed(issuer.privateKeyFile, { exp: Math.floor(Date.now() / 1000) - 10 });
 const forgedToken = () => signed(keyFile("forger.key"), {});
-const otherIssuerToken = () => signed(join(keyDir, "issuer.key"), { iss: "https://other-issuer.example" });
+const otherIssuerToken = () => signed(issuer.privateKeyFile, { iss: "https://other-issuer.example" });

@@ -1,7 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OAuth2Issuer, PythonMcpServer, startOAuth2Issuer } from "@toolmesh/test-support";
 import { McpToolSystem } from "../support/system.js";
@@ -10,16 +6,12 @@ import { McpToolSystem } from "../support/system.js";
 // metadata naming an OAuth 2 issuer, RS256 JWTs for its own URL with scope mcp:tools), and mcp-tool reaching
 // it with an `mcp` entry's `oauth2` client credentials: the TypeScript SDK finds the issuer, gets a token
 // with the client_credentials grant, and calls. The issuer is oauth2-mock-server (test-support).
-const keyDir = mkdtempSync(join(tmpdir(), "mcp-oauth2-key-"));
 let issuer: OAuth2Issuer;
 let server: PythonMcpServer;
 let system: McpToolSystem;
 
 beforeAll(async () => {
-  const keyFile = join(keyDir, "issuer.key");
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  writeFileSync(keyFile, privateKey.export({ format: "der", type: "pkcs8" }));
-  issuer = await startOAuth2Issuer({ privateKeyFile: keyFile });
+  issuer = await startOAuth2Issuer({});
   server = await PythonMcpServer.start({ oauth: { issuer: issuer.issuerUrl } });
   system = await McpToolSystem.start({ MCP_OAUTH_SECRET: issuer.clientSecret });
   const oauth2 = { "client-id": issuer.clientId, "client-secret": "${env:MCP_OAUTH_SECRET}", scope: "mcp:tools", issuer: issuer.issuerUrl };
@@ -37,7 +29,6 @@ afterAll(async () => {
   await system?.stop();
   await server?.stop();
   await issuer?.stop();
-  rmSync(keyDir, { recursive: true, force: true });
 });
 
 describe("an MCP server that wants OAuth 2 (client credentials)", () => {
