@@ -45,6 +45,8 @@ PULSAR_BOOKIE_PORT="${PULSAR_BOOKIE_PORT:-3181}"
 
 # TLS on the binary protocol: on when a port is given (set but empty = off even if recorded).
 PULSAR_BROKER_TLS_PORT="${PULSAR_BROKER_TLS_PORT-$(recorded_port PULSAR_BROKER_TLS_PORT)}"
+# TLS on the web service (admin API and WebSocket API, https:// and wss://), the same way.
+PULSAR_WEB_TLS_PORT="${PULSAR_WEB_TLS_PORT-$(recorded_port PULSAR_WEB_TLS_PORT)}"
 # Token authentication: 1 = on (set to 0 to turn a recorded 1 off).
 PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH-$(recorded_port PULSAR_TOKEN_AUTH)}"
 PULSAR_TOKEN_AUTH="${PULSAR_TOKEN_AUTH:-0}"
@@ -54,9 +56,10 @@ PULSAR_TOKEN_SIGNING="${PULSAR_TOKEN_SIGNING:-secret}"
 # How often the broker looks for expired tokens and challenges their connections (Pulsar's default: 60 s).
 PULSAR_AUTH_REFRESH_CHECK_SECONDS="${PULSAR_AUTH_REFRESH_CHECK_SECONDS:-60}"
 
-for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"$PULSAR_BROKER_TLS_PORT"}; do
+for _port in "$PULSAR_WEB_PORT" "$PULSAR_BROKER_PORT" "$PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"$PULSAR_BROKER_TLS_PORT"} \
+  ${PULSAR_WEB_TLS_PORT:+"$PULSAR_WEB_TLS_PORT"}; do
   if ! [[ "$_port" =~ ^[0-9]+$ ]]; then
-    die "invalid port '$_port' (PULSAR_WEB_PORT / PULSAR_BROKER_PORT / PULSAR_BOOKIE_PORT / PULSAR_BROKER_TLS_PORT)"
+    die "invalid port '$_port' (PULSAR_WEB_PORT / PULSAR_BROKER_PORT / PULSAR_BOOKIE_PORT / PULSAR_BROKER_TLS_PORT / PULSAR_WEB_TLS_PORT)"
   fi
 done
 unset _port
@@ -72,6 +75,8 @@ WEB_URL="http://127.0.0.1:$PULSAR_WEB_PORT"
 WS_URL="ws://127.0.0.1:$PULSAR_WEB_PORT/ws/v2"
 BROKER_URL="pulsar://127.0.0.1:$PULSAR_BROKER_PORT"
 BROKER_TLS_URL="${PULSAR_BROKER_TLS_PORT:+pulsar+ssl://127.0.0.1:$PULSAR_BROKER_TLS_PORT}"
+WEB_TLS_URL="${PULSAR_WEB_TLS_PORT:+https://127.0.0.1:$PULSAR_WEB_TLS_PORT}"
+WSS_URL="${PULSAR_WEB_TLS_PORT:+wss://127.0.0.1:$PULSAR_WEB_TLS_PORT/ws/v2}"
 BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION"
 
 # Security material of the instance (made by start.sh when asked for, kept across restarts).
@@ -97,4 +102,4 @@ pulsar_ready() {
 pulsar_pid() { jvm_pid "$PID_FILE" PulsarStandaloneStarter; }
 
 # Every URL the instance serves, for the ready lines.
-pulsar_urls() { echo "$WEB_URL $WS_URL $BROKER_URL${BROKER_TLS_URL:+ $BROKER_TLS_URL}"; }
+pulsar_urls() { echo "$WEB_URL $WS_URL $BROKER_URL${BROKER_TLS_URL:+ $BROKER_TLS_URL}${WEB_TLS_URL:+ $WEB_TLS_URL $WSS_URL}"; }

@@ -69,7 +69,7 @@ token_key_conf() {
 # 10 years). Keys are unencrypted PKCS#8, which is what the broker's Netty TLS reads.
 ensure_tls_material() {
   [[ -s "$TLS_DIR/broker.cert.pem" && -s "$TLS_DIR/ca.cert.pem" ]] && return 0
-  command -v openssl >/dev/null || die "openssl is required for PULSAR_BROKER_TLS_PORT (apt-get install openssl)"
+  command -v openssl >/dev/null || die "openssl is required for PULSAR_BROKER_TLS_PORT / PULSAR_WEB_TLS_PORT (apt-get install openssl)"
   log "creating a self-signed CA and broker certificate in $TLS_DIR"
   mkdir -p "$TLS_DIR"
   (
@@ -91,6 +91,12 @@ security_conf() {
   if [[ -n "$PULSAR_BROKER_TLS_PORT" ]]; then
     echo "# TLS on the binary protocol (PULSAR_BROKER_TLS_PORT); the plain port stays open."
     echo "brokerServicePortTls=$PULSAR_BROKER_TLS_PORT"
+  fi
+  if [[ -n "$PULSAR_WEB_TLS_PORT" ]]; then
+    echo "# TLS on the web service: admin API and WebSocket API (PULSAR_WEB_TLS_PORT); the plain port stays open."
+    echo "webServicePortTls=$PULSAR_WEB_TLS_PORT"
+  fi
+  if [[ -n "$PULSAR_BROKER_TLS_PORT$PULSAR_WEB_TLS_PORT" ]]; then
     echo "tlsCertificateFilePath=$TLS_DIR/broker.cert.pem"
     echo "tlsKeyFilePath=$TLS_DIR/broker.key.pem"
     echo "tlsTrustCertsFilePath=$TLS_DIR/ca.cert.pem"

@@ -66,7 +66,8 @@ else
   # Fail fast with a clear message instead of a bind error deep in the JVM log (or, worse, taking
   # another process on our web port for our broker).
   for p in "web:$PULSAR_WEB_PORT:PULSAR_WEB_PORT" "broker:$PULSAR_BROKER_PORT:PULSAR_BROKER_PORT" \
-    "bookie:$PULSAR_BOOKIE_PORT:PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"broker TLS:$PULSAR_BROKER_TLS_PORT:PULSAR_BROKER_TLS_PORT"}; do
+    "bookie:$PULSAR_BOOKIE_PORT:PULSAR_BOOKIE_PORT" ${PULSAR_BROKER_TLS_PORT:+"broker TLS:$PULSAR_BROKER_TLS_PORT:PULSAR_BROKER_TLS_PORT"} \
+    ${PULSAR_WEB_TLS_PORT:+"web TLS:$PULSAR_WEB_TLS_PORT:PULSAR_WEB_TLS_PORT"}; do
     IFS=: read -r what port var <<<"$p"
     if port_busy "$port"; then
       die "$what port $port is already in use by another process (set $var to a free port)"
@@ -79,13 +80,14 @@ else
     die "$PULSAR_HOME holds data written by a bookie on port $old_bookie; use PULSAR_BOOKIE_PORT=$old_bookie or delete $PULSAR_HOME/data"
   fi
   if [[ "$PULSAR_TOKEN_AUTH" == 1 ]]; then ensure_token_material; fi
-  if [[ -n "$PULSAR_BROKER_TLS_PORT" ]]; then ensure_tls_material; fi
+  if [[ -n "$PULSAR_BROKER_TLS_PORT$PULSAR_WEB_TLS_PORT" ]]; then ensure_tls_material; fi
   {
     echo "# written by infra/pulsar/start.sh: ports and switches of this instance (the other scripts read them)"
     echo "PULSAR_WEB_PORT=$PULSAR_WEB_PORT"
     echo "PULSAR_BROKER_PORT=$PULSAR_BROKER_PORT"
     echo "PULSAR_BOOKIE_PORT=$PULSAR_BOOKIE_PORT"
     echo "PULSAR_BROKER_TLS_PORT=$PULSAR_BROKER_TLS_PORT"
+    echo "PULSAR_WEB_TLS_PORT=$PULSAR_WEB_TLS_PORT"
     echo "PULSAR_TOKEN_AUTH=$PULSAR_TOKEN_AUTH"
     echo "PULSAR_TOKEN_SIGNING=$PULSAR_TOKEN_SIGNING"
   } >"$INSTANCE_FILE"

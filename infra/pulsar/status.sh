@@ -8,7 +8,7 @@ set -euo pipefail
 
 pid="$(pulsar_pid || true)"
 if pulsar_ready; then
-  extras="${PULSAR_BROKER_TLS_PORT:+, broker TLS $PULSAR_BROKER_TLS_PORT}"
+  extras="${PULSAR_BROKER_TLS_PORT:+, broker TLS $PULSAR_BROKER_TLS_PORT}${PULSAR_WEB_TLS_PORT:+, web TLS $PULSAR_WEB_TLS_PORT}"
   if [[ "$PULSAR_TOKEN_AUTH" == 1 ]]; then extras+=", token auth ($PULSAR_TOKEN_SIGNING)"; fi
   echo "running (pid ${pid:-? (not started from $PULSAR_HOME)}, web $PULSAR_WEB_PORT, broker $PULSAR_BROKER_PORT, bookie $PULSAR_BOOKIE_PORT$extras): $(pulsar_urls)"
   exit 0

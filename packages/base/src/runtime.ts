@@ -71,6 +71,7 @@ export class ServiceRuntime {
       logger: this.logger.child({ component: "broker-drops" }),
       intervalMs: options.env.BROKER_DROPS_POLL_MS,
       authToken: authTokenOf(settings),
+      tls: settings.tls,
     });
     // The broker's own counters exist only on a broker: none behind an injected (in-memory) transport.
     if (!options.transport) this.brokerDrops.start();

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
+import { Agent, request } from "undici";
 import { z } from "zod";
 import { parseTopic } from "@toolmesh/schema";
-import type { AuthToken } from "./transport.js";
+import type { AuthToken, TlsSettings } from "./transport.js";
 
 /** The parts of the broker's topic stats (`GET /admin/v2/non-persistent/.../stats`) this reads. */
 const TopicStats = z.object({
@@ -27,6 +28,8 @@ export interface BrokerDropsOptions {
   intervalMs: number;
   /** The client's token, sent as `Authorization: Bearer` (a broker with token authentication refuses stats without one). */
   authToken?: AuthToken;
+  /** For a web service on TLS (https://): the client's CA and certificate, as its transport uses them. */
+  tls?: TlsSettings;
 }
 
 interface Watched {
@@ -51,8 +54,12 @@ export class BrokerDrops {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private refused = false;
+  /** Connections made with the TLS settings; undici's shared agent when there are none. */
+  private readonly dispatcher: Agent | undefined;
 
-  constructor(private readonly options: BrokerDropsOptions) {}
+  constructor(private readonly options: BrokerDropsOptions) {
+    this.dispatcher = options.tls ? new Agent({ connect: options.tls }) : undefined;
+  }
 
   start(): void {
     if (this.options.intervalMs <= 0 || this.timer) return;
@@ -62,6 +69,7 @@ export class BrokerDrops {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    void this.dispatcher?.close().catch(() => {});
   }
 
   /** Reads the stats of every watched topic once (a poll already running is joined, not repeated). */
@@ -95,17 +103,21 @@ export class BrokerDrops {
     try {
       const token = await this.options.authToken?.();
       const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(5_000) });
-      if (response.status === 401 || response.status === 403) {
+      const response = await request(url, { headers, signal: AbortSignal.timeout(5_000), dispatcher: this.dispatcher });
+      if (response.statusCode === 401 || response.statusCode === 403) {
+        await response.body.dump();
         this.refused = true;
         this.options.logger.warn(
-          { status: response.status },
+          { status: response.statusCode },
           "the broker's admin API refused topic stats; broker-reported drops are not counted",
         );
         return undefined;
       }
-      if (!response.ok) return undefined; // 404: the topic is not loaded (nothing published or subscribed)
-      const parsed = TopicStats.safeParse(await response.json());
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        return undefined; // 404: the topic is not loaded (nothing published or subscribed)
+      }
+      const parsed = TopicStats.safeParse(await response.body.json());
       return parsed.success ? parsed.data : undefined;
     } catch (err) {
       this.options.logger.debug({ topic, err: (err as Error).message }, "could not read topic stats");

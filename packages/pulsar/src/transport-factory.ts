@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { BinaryTransport, type BinaryTransportOptions } from "./binary/transport.js";
 import { authTokenOf } from "./auth/auth-token.js";
-import type { Transport } from "./transport.js";
+import type { TlsSettings, Transport } from "./transport.js";
 import { WebSocketTransport } from "./ws/transport.js";
 
 export type TransportKind = "binary" | "websocket";
@@ -15,7 +15,8 @@ export interface TransportSettings {
   kind?: TransportKind;
   /** Token authentication (binary CONNECT and challenges; `Authorization: Bearer` on WebSocket sessions and admin calls). */
   authToken?: BinaryTransportOptions["authToken"];
-  tls?: BinaryTransportOptions["tls"];
+  /** TLS options for pulsar+ssl:// (binary) and https:// (the WebSocket API and admin calls). */
+  tls?: TlsSettings;
   sendTimeoutMs?: number;
   pingIntervalMs?: number;
   receiverQueueSize?: number;
@@ -52,5 +53,6 @@ export function createTransport(settings: TransportSettings, logger: Logger): Tr
     brokerMaxMessageSize: settings.brokerMaxMessageSize,
     maxFrameSize: settings.webSocketMaxFrameSize,
     authToken: authTokenOf(settings),
+    tls: settings.tls,
   });
 }

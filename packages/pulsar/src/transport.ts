@@ -14,6 +14,18 @@ export interface AuthTokenHint {
   rejected?: string;
 }
 
+/**
+ * TLS towards the broker: the CA that signed its certificate (a private CA), a client certificate, and
+ * whether to verify at all. Node's own TLS options, used by both transports and the admin calls.
+ */
+export interface TlsSettings {
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
 export interface OutgoingMessage {
   payload: Buffer;
   properties: Properties;

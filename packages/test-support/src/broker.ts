@@ -165,6 +165,8 @@ export interface BrokerInstanceOptions {
   bookiePort: number;
   /** TLS on the binary protocol on this port; start.sh makes a self-signed CA and certificate in `home/tls`. */
   tlsPort?: number;
+  /** TLS on the web service (admin and WebSocket APIs, https:// and wss://) on this port, with the same certificate. */
+  webTlsPort?: number;
   /** Token authentication; start.sh makes the signing key and an admin token with Pulsar's token tool in `home/auth`. */
   tokenAuth?: boolean;
   /**
@@ -188,7 +190,9 @@ export class BrokerInstance implements Broker {
   readonly serviceUrl: string;
   /** The binary protocol over TLS (`pulsar+ssl://127.0.0.1:<tlsPort>`), when `tlsPort` is set. */
   readonly serviceUrlTls: string | undefined;
-  /** The self-signed CA that signed the broker's certificate (exists once started with `tlsPort`). */
+  /** The web service over TLS (`https://127.0.0.1:<webTlsPort>`), when `webTlsPort` is set. */
+  readonly webServiceUrlTls: string | undefined;
+  /** The self-signed CA that signed the broker's certificate (exists once started with `tlsPort` or `webTlsPort`). */
   readonly tlsCaFile: string;
   /** The RS256 signing key, DER PKCS#8 (exists once started with `tokenAuth` and `tokenSigning: "key-pair"`). */
   readonly tokenPrivateKeyFile: string;
@@ -196,6 +200,7 @@ export class BrokerInstance implements Broker {
     this.webServiceUrl = `http://127.0.0.1:${options.webPort}`;
     this.serviceUrl = `pulsar://127.0.0.1:${options.brokerPort}`;
     this.serviceUrlTls = options.tlsPort ? `pulsar+ssl://127.0.0.1:${options.tlsPort}` : undefined;
+    this.webServiceUrlTls = options.webTlsPort ? `https://127.0.0.1:${options.webTlsPort}` : undefined;
     this.tlsCaFile = resolve(options.home, "tls/ca.cert.pem");
     this.tokenPrivateKeyFile = resolve(options.home, "auth/private.key");
   }
@@ -208,6 +213,7 @@ export class BrokerInstance implements Broker {
       PULSAR_BROKER_PORT: String(this.options.brokerPort),
       PULSAR_BOOKIE_PORT: String(this.options.bookiePort),
       PULSAR_BROKER_TLS_PORT: this.options.tlsPort ? String(this.options.tlsPort) : "",
+      PULSAR_WEB_TLS_PORT: this.options.webTlsPort ? String(this.options.webTlsPort) : "",
       PULSAR_TOKEN_AUTH: this.options.tokenAuth ? "1" : "0",
       PULSAR_TOKEN_SIGNING: this.options.tokenSigning ?? "secret",
       PULSAR_AUTH_REFRESH_CHECK_SECONDS: String(this.options.authRefreshCheckSeconds ?? 60),

@@ -9,6 +9,8 @@ export interface SecuredBrokerPorts {
   web: number;
   broker: number;
   tls: number;
+  /** TLS on the web service too (https://, wss://), when given. */
+  webTls?: number;
   bookie: number;
   proxy: number;
   proxyWeb: number;
@@ -26,7 +28,7 @@ export interface SecuredBroker {
 }
 
 /**
- * Starts the broker (PULSAR_TOKEN_AUTH=1, PULSAR_BROKER_TLS_PORT) and the proxy in a fresh temp folder.
+ * Starts the broker (PULSAR_TOKEN_AUTH=1, PULSAR_BROKER_TLS_PORT, PULSAR_WEB_TLS_PORT when given) and the proxy in a fresh temp folder.
  * One JVM serves token, TLS and proxy tests, which keeps a 2-core machine responsive.
  */
 export async function startSecuredBroker(name: string, ports: SecuredBrokerPorts): Promise<SecuredBroker> {
@@ -37,6 +39,7 @@ export async function startSecuredBroker(name: string, ports: SecuredBrokerPorts
     brokerPort: ports.broker,
     bookiePort: ports.bookie,
     tlsPort: ports.tls,
+    ...(ports.webTls ? { webTlsPort: ports.webTls } : {}),
     tokenAuth: true,
   });
   const proxy = new ProxyInstance({ broker, port: ports.proxy, webPort: ports.proxyWeb });

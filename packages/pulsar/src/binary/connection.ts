@@ -2,7 +2,7 @@ import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { Logger } from "pino";
 import { PulsarError } from "../errors.js";
-import type { AuthTokenHint } from "../transport.js";
+import type { AuthTokenHint, TlsSettings } from "../transport.js";
 import { BrokerError } from "./broker-error.js";
 import { type BaseCommandData, responseRequestId, toNumber } from "./commands.js";
 import { encodeCommand, type Frame, FrameReader } from "./frame-codec.js";
@@ -16,14 +16,6 @@ export const PROTOCOL_VERSION = 19;
 export const DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024;
 /** Room for command and metadata on top of the message limit (the broker allows the same). */
 const FRAME_PADDING = 10 * 1024;
-
-export interface TlsSettings {
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  rejectUnauthorized?: boolean;
-  servername?: string;
-}
 
 export interface ConnectionOptions {
   /** The broker this connection reaches (what lookups answered). */

@@ -1,9 +1,8 @@
 import pino, { type Logger } from "pino";
 import { type AuthTokenSetting, authTokenOf } from "../auth/auth-token.js";
-import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import type { ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, TlsSettings, Transport } from "../transport.js";
 import { isRetriable } from "./broker-error.js";
 import { ConnectionPool } from "./connection-pool.js";
-import type { TlsSettings } from "./connection.js";
 import { BinaryConsumer } from "./consumer.js";
 import { TopicLookup } from "./lookup.js";
 import { PartitionedConsumer, PartitionedProducer, partitionTopic } from "./partitioned.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { AuthToken, ConsumerChannel, IncomingMessage, SubscribeOptions } from "../transport.js";
+import type { AuthToken, ConsumerChannel, IncomingMessage, SubscribeOptions, TlsSettings } from "../transport.js";
 import { ConsumerMessageFrame, parseFrame } from "./frames.js";
 import { ReconnectingLink } from "./link.js";
 import { consumerUrl } from "./urls.js";
@@ -9,6 +9,7 @@ export interface WsConsumerOptions extends SubscribeOptions {
   logger: Logger;
   pingIntervalMs?: number;
   authToken?: AuthToken;
+  tls?: TlsSettings;
 }
 
 /**
@@ -32,6 +33,7 @@ export class WsConsumer implements ConsumerChannel {
       logger: options.logger,
       pingIntervalMs: options.pingIntervalMs,
       authToken: options.authToken,
+      tls: options.tls,
       onFrame: (frame) => this.onFrame(frame),
     });
   }

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import WebSocket from "ws";
 import { Backoff, type BackoffOptions, DEFAULT_BACKOFF } from "../backoff.js";
 import { ClosedError, PulsarError } from "../errors.js";
-import type { AuthToken } from "../transport.js";
+import type { AuthToken, TlsSettings } from "../transport.js";
 
 export interface LinkOptions {
   url: string;
@@ -15,6 +15,8 @@ export interface LinkOptions {
   backoff?: BackoffOptions;
   /** A token sent as `Authorization: Bearer` on each upgrade (asked again at every reconnect, so a renewed one is used). */
   authToken?: AuthToken;
+  /** For wss:// (the broker's web service on TLS): a private CA, a client certificate, verification. */
+  tls?: TlsSettings;
   onOpen?: () => void;
   onFrame: (frame: string) => void;
   onDown?: () => void;
@@ -22,6 +24,9 @@ export interface LinkOptions {
 
 /** Upgrade refusals that retrying will not fix (bad request, unauthorised). */
 const FATAL_STATUS = new Set([400, 401, 403]);
+
+/** Node's codes for a broker certificate that does not verify (unknown CA, wrong host, expired). */
+const isCertificateError = (err: Error): boolean => /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test((err as NodeJS.ErrnoException).code ?? "");
 
 /**
  * One WebSocket session to the broker that comes back by itself: reconnects with backoff whenever the
@@ -121,6 +126,7 @@ export class ReconnectingLink {
     const socket = new WebSocket(this.options.url, {
       perMessageDeflate: false,
       handshakeTimeout: 10_000,
+      ...this.options.tls,
       ...(token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {}),
     });
     this.socket = socket;
@@ -174,6 +180,13 @@ export class ReconnectingLink {
       request.destroy();
     });
     socket.on("error", (err) => {
+      // A certificate that never verified is a setting to fix (the CA), not an outage to wait out.
+      if (!this.everOpened && isCertificateError(err)) {
+        this.firstOpen?.reject(new PulsarError(`${label}: the broker's TLS certificate did not verify: ${err.message}`));
+        this.firstOpen = undefined;
+        this.closed = true;
+        return;
+      }
       // 'close' follows; log here only, reconnect there.
       logger.debug({ link: label, err: err.message }, "pulsar link error");
     });

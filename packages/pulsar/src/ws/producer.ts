@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ClosedError, MessageTooLargeError, SendError } from "../errors.js";
-import type { AuthToken, OutgoingMessage, ProducerChannel } from "../transport.js";
+import type { AuthToken, OutgoingMessage, ProducerChannel, TlsSettings } from "../transport.js";
 import { ProducerAckFrame, parseFrame } from "./frames.js";
 import { ReconnectingLink } from "./link.js";
 import { producerUrl } from "./urls.js";
@@ -23,6 +23,7 @@ export interface WsProducerOptions {
   maxFrameSize: number;
   pingIntervalMs?: number;
   authToken?: AuthToken;
+  tls?: TlsSettings;
 }
 
 /**
@@ -44,6 +45,7 @@ export class WsProducer implements ProducerChannel {
       logger: options.logger,
       pingIntervalMs: options.pingIntervalMs,
       authToken: options.authToken,
+      tls: options.tls,
       onFrame: (frame) => this.onFrame(frame),
       onOpen: () => this.flush(),
       onDown: () => {

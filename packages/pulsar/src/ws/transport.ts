@@ -1,11 +1,19 @@
 import type { Logger } from "pino";
-import type { AuthToken, ConsumerChannel, IncomingMessage, ProducerChannel, SubscribeOptions, Transport } from "../transport.js";
+import type {
+  AuthToken,
+  ConsumerChannel,
+  IncomingMessage,
+  ProducerChannel,
+  SubscribeOptions,
+  TlsSettings,
+  Transport,
+} from "../transport.js";
 import { WsConsumer } from "./consumer.js";
 import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_FRAME_SIZE, webSocketMessageLimit } from "./limits.js";
 import { WsProducer } from "./producer.js";
 
 export interface WebSocketTransportOptions {
-  /** The broker's web service, e.g. `http://127.0.0.1:8080` (ws:// and http:// both accepted). */
+  /** The broker's web service, e.g. `http://127.0.0.1:8080` (ws:// and http:// both accepted; https:// and wss:// mean TLS). */
   webServiceUrl: string;
   logger: Logger;
   sendTimeoutMs?: number;
@@ -16,6 +24,8 @@ export interface WebSocketTransportOptions {
   maxFrameSize?: number;
   /** Sent as `Authorization: Bearer` when each session opens (token authentication on the broker). */
   authToken?: AuthToken;
+  /** For a web service on TLS (https://): the CA that signed the broker's certificate, a client certificate. */
+  tls?: TlsSettings;
 }
 
 /** Pulsar's WebSocket API (`/ws/v2/...`): JSON frames, base64 payloads, one session per producer/consumer. */
@@ -40,6 +50,7 @@ export class WebSocketTransport implements Transport {
       maxFrameSize: this.maxFrameSize,
       pingIntervalMs: this.options.pingIntervalMs,
       authToken: this.options.authToken,
+      tls: this.options.tls,
     });
     return this.track(producer, () => producer.start());
   }
@@ -52,6 +63,7 @@ export class WebSocketTransport implements Transport {
         logger: this.options.logger,
         pingIntervalMs: this.options.pingIntervalMs,
         authToken: this.options.authToken,
+        tls: this.options.tls,
       },
       onMessage,
     );

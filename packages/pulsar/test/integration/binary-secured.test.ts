@@ -52,6 +52,7 @@ beforeAll(async () => {
     web: 28580,
     broker: 26950,
     tls: 26951,
+    webTls: 28582,
     bookie: 23581,
     proxy: 26952,
     proxyWeb: 28581,
@@ -132,8 +133,13 @@ describe("through the Pulsar proxy (lookups answered with proxyThroughServiceUrl
 });
 
 describe("the WebSocket transport with a token", () => {
-  const overWebSocket = (authToken?: () => Promise<string>) => {
-    const transport = new WebSocketTransport({ webServiceUrl: secured.broker.webServiceUrl, logger: pino({ level: "silent" }), authToken });
+  const overWebSocket = (authToken?: () => Promise<string>, tls?: { url: string; ca?: Buffer }) => {
+    const transport = new WebSocketTransport({
+      webServiceUrl: tls?.url ?? secured.broker.webServiceUrl,
+      logger: pino({ level: "silent" }),
+      authToken,
+      ...(tls?.ca ? { tls: { ca: tls.ca } } : {}),
+    });
     const client = new PulsarClient({ webServiceUrl: secured.broker.webServiceUrl, transport });
     clients.push(client);
     return client;
@@ -153,14 +159,30 @@ describe("the WebSocket transport with a token", () => {
     const client = overWebSocket(authToken);
     await expect(client.send(topic("ws-refused"), Buffer.from("x"))).rejects.toThrow(/HTTP 401/);
   });
+
+  it("produces and consumes over wss:// (the web service on TLS) when given the CA", async () => {
+    const client = overWebSocket(async () => secured.token, {
+      url: secured.broker.webServiceUrlTls!,
+      ca: readFileSync(secured.broker.tlsCaFile),
+    });
+    expect(await roundTrip(client, topic("wss"))).toEqual(expected);
+  });
+
+  it("stops with a certificate error, instead of retrying for ever, when it cannot verify the broker", async () => {
+    const client = overWebSocket(async () => secured.token, { url: secured.broker.webServiceUrlTls! });
+    await expect(client.send(topic("wss-untrusted"), Buffer.from("x"))).rejects.toThrow(
+      /TLS certificate did not verify: unable to verify the first certificate/,
+    );
+  });
 });
 
 describe("broker-drop counting on a broker with token authentication", () => {
-  const drops = (authToken?: () => Promise<string>) => {
+  const drops = (authToken?: () => Promise<string>, tls?: { url: string; ca: Buffer }) => {
     const seen: string[] = [];
     const name = `non-persistent://public/default/drops-${randomUUID().slice(0, 8)}`;
     const watcher = new BrokerDrops({
-      webServiceUrl: secured.broker.webServiceUrl,
+      webServiceUrl: tls?.url ?? secured.broker.webServiceUrl,
+      ...(tls ? { tls: { ca: tls.ca } } : {}),
       subscriptions: () => [{ topic: name, subscription: "ours" }],
       onDropped: (topic) => void seen.push(topic),
       logger: pino({ level: "silent" }),
@@ -182,5 +204,14 @@ describe("broker-drop counting on a broker with token authentication", () => {
     // A subscription's first reading reports 0 dropped: proof the stats were read.
     expect(withToken.seen).toEqual([withToken.name]);
     expect(without.seen).toEqual([]);
+  });
+
+  it("reads them over https:// with the client's CA", async () => {
+    const client = connect({ authToken: secured.token });
+    const overTls = drops(async () => secured.token, { url: secured.broker.webServiceUrlTls!, ca: readFileSync(secured.broker.tlsCaFile) });
+    await client.subscribe({ topic: overTls.name, subscription: "ours", type: "Shared" }, async () => undefined);
+    await overTls.watcher.poll();
+    overTls.watcher.stop();
+    expect(overTls.seen).toEqual([overTls.name]);
   });
 });

@@ -1,0 +1,69 @@
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BrokerInstance, ServiceProcess, trustGraphToolCalls, waitFor } from "@toolmesh/test-support";
+
+// A service on the WebSocket transport to a broker whose web service is on TLS with a private CA
+// (PULSAR_WEB_TLS_PORT: https:// and wss://) and which authenticates every client by token, set up
+// through the service's own environment (PULSAR_TLS_CA_FILE, PULSAR_AUTH_TOKEN). TrustGraph 2.11.1's
+// ToolServiceClient, on the binary protocol with its own token, is the caller. TrustGraph fixes the tenant: tg.
+const home = join(tmpdir(), `toolmesh-e2e-wss-${process.pid}`);
+const broker = new BrokerInstance({ home, webPort: 28980, brokerPort: 27350, bookiePort: 23981, webTlsPort: 28981, tokenAuth: true });
+let joke: ServiceProcess;
+let token: string;
+
+const jokeTopics = { requestTopic: "non-persistent://tg/request/joke", responseTopic: "non-persistent://tg/response/joke" };
+const wssEnv = ({ trustCa }: { trustCa: boolean }) => ({
+  PULSAR_TRANSPORT: "websocket",
+  PULSAR_WEB_URL: broker.webServiceUrlTls!,
+  ...(trustCa ? { PULSAR_TLS_CA_FILE: broker.tlsCaFile } : {}),
+  PULSAR_AUTH_TOKEN: token,
+  TOOLMESH_TENANT: "tg",
+  JOKE_ANNOUNCE: "false",
+});
+
+beforeAll(async () => {
+  await broker.start();
+  token = await broker.createToken("toolmesh");
+  joke = await ServiceProcess.start({ service: "joke-service", env: { ...wssEnv({ trustCa: true }), BROKER_DROPS_POLL_MS: "500" } });
+}, 180_000);
+
+afterAll(async () => {
+  await joke?.stop();
+  await broker.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("the WebSocket transport over wss:// with a private CA", () => {
+  it("serves TrustGraph's ToolServiceClient, its sessions and admin calls all on TLS", async () => {
+    const { results } = await trustGraphToolCalls(
+      broker.serviceUrl,
+      jokeTopics,
+      [{ config: { style: "dad-joke" }, arguments: { topic: "cats" } }],
+      { apiKey: await broker.createToken("trustgraph") },
+    );
+    expect(results).toEqual([{ response: "Why don't cats play poker in the jungle? Too many cheetahs." }]);
+    // Its sessions went through the WebSocket API (the broker shows them as its own Java client)...
+    const stats = (await fetch(`${broker.webServiceUrl}/admin/v2/non-persistent/tg/request/joke/stats`, {
+      headers: { authorization: `Bearer ${broker.adminToken()}` },
+    }).then((r) => r.json())) as { subscriptions: Record<string, { consumers: Array<{ clientVersion?: string }> }> };
+    const consumers = Object.values(stats.subscriptions).flatMap((s) => s.consumers);
+    expect(consumers.length).toBeGreaterThanOrEqual(1);
+    expect(consumers.every((c) => c.clientVersion?.startsWith("Pulsar-Java"))).toBe(true);
+    // ...and its broker-drop poll read the topic stats over https:// (a first reading reports 0).
+    const dropsLine = /toolmesh_broker_dropped_messages_total\{[^}]*topic="non-persistent:\/\/tg\/request\/joke"[^}]*\} 0/;
+    await waitFor(async () => dropsLine.test(await fetch(`${joke.url}/metrics`).then((r) => r.text())), {
+      description: "a broker-drops reading of the joke-service's request topic",
+    });
+  }, 90_000);
+
+  it("a service that does not trust the broker's CA never becomes ready, and says why", async () => {
+    const untrusted = ServiceProcess.start({
+      service: "joke-service",
+      env: wssEnv({ trustCa: false }),
+      timeoutMs: 8_000,
+    });
+    await expect(untrusted).rejects.toThrow(/TLS certificate did not verify: unable to verify the first certificate/);
+  }, 30_000);
+});
