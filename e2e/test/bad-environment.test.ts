@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServicePorts } from "@toolmesh/schema";
 import { REPO_ROOT, brokerEnv, freePort, testServerUrl, useBroker } from "@toolmesh/test-support";
@@ -103,5 +105,23 @@ describe("a bad environment", () => {
     expect(lines).toEqual([
       `${service}: cannot open the database at DATABASE_URL="postgres://${url.host}/no_such_database": database "no_such_database" does not exist (3D000)`,
     ]);
+  });
+
+  // The SQLite folder is made when the store opens: one that cannot be (a file in the way, or procfs, where
+  // Node 20's recursive mkdir spun forever at full CPU) is a setting to name in one line, not a hang.
+  const dataDirs: Record<string, string> = { config: "CONFIG_DATA_DIR", "tool-registry": "REGISTRY_DATA_DIR", agent: "AGENT_DATA_DIR" };
+  it.each(stateful)("%s names its data folder in one line when it cannot be made", async (service) => {
+    const broker = await useBroker();
+    const variable = dataDirs[service]!;
+    const file = join(mkdtempSync(join(tmpdir(), "toolmesh-bad-data-")), "file");
+    writeFileSync(file, "x");
+    for (const [dir, reason] of [
+      [join(file, "state"), `ENOTDIR: not a directory, mkdir '${file}/state'`],
+      ["/proc/toolmesh-state", "ENOENT: no such file or directory, mkdir '/proc/toolmesh-state'"],
+    ] as const) {
+      const { status, lines } = startWith(service, { ...brokerEnv(broker), HTTP_PORT: "0", [variable]: dir });
+      expect(status).toBe(1);
+      expect(lines).toEqual([`${service}: cannot create the data folder ${variable}="${dir}": ${reason}`]);
+    }
   });
 });

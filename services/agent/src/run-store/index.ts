@@ -1,3 +1,4 @@
+import { makeDataDir } from "@toolmesh/base";
 import { PostgresRunStore } from "./postgres.js";
 import { SqliteRunStore } from "./sqlite.js";
 import type { RunStore } from "./types.js";
@@ -16,5 +17,6 @@ export function openRunStore(
       max: env.DATABASE_POOL_MAX,
       connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
     });
+  makeDataDir("AGENT_DATA_DIR", env.AGENT_DATA_DIR);
   return Promise.resolve(SqliteRunStore.open(env.AGENT_DATA_DIR, instanceId));
 }

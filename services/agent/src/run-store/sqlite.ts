@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makeFolder } from "@toolmesh/base";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AgentRun, AgentRunSummary } from "@toolmesh/schema";
@@ -41,7 +41,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   static open(dir: string, instanceId: string): SqliteRunStore {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
     return new SqliteRunStore(join(dir, "agent.db"), instanceId);
   }
 

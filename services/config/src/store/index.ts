@@ -1,3 +1,4 @@
+import { makeDataDir } from "@toolmesh/base";
 import { PostgresConfigStore } from "./postgres.js";
 import { SqliteConfigStore } from "./sqlite.js";
 import type { ConfigStore } from "./types.js";
@@ -15,5 +16,6 @@ export function openConfigStore(env: {
 }): Promise<ConfigStore> {
   if (env.DATABASE_URL)
     return PostgresConfigStore.open(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
+  makeDataDir("CONFIG_DATA_DIR", env.CONFIG_DATA_DIR);
   return Promise.resolve(SqliteConfigStore.open(env.CONFIG_DATA_DIR));
 }

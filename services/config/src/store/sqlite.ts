@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makeFolder } from "@toolmesh/base";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import {
@@ -43,7 +43,7 @@ export class SqliteConfigStore implements ConfigStore {
 
   /** Opens `{dir}/config.db`, creating the folder. */
   static open(dir: string): SqliteConfigStore {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
     return new SqliteConfigStore(join(dir, "config.db"));
   }
 

@@ -1,3 +1,4 @@
+import { makeDataDir } from "@toolmesh/base";
 import { PostgresRegistryStore } from "./postgres.js";
 import { SqliteRegistryStore } from "./sqlite.js";
 import type { RegistryStore } from "./types.js";
@@ -15,5 +16,6 @@ export function openRegistryStore(env: {
 }): Promise<RegistryStore> {
   if (env.DATABASE_URL)
     return PostgresRegistryStore.open(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
+  makeDataDir("REGISTRY_DATA_DIR", env.REGISTRY_DATA_DIR);
   return Promise.resolve(SqliteRegistryStore.open(env.REGISTRY_DATA_DIR));
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { makeFolder } from "@toolmesh/base";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { CatalogRevision, CatalogTool, ManifestEntry, RevisionSummary, SourceStatus } from "@toolmesh/schema";
@@ -45,7 +45,7 @@ export class SqliteRegistryStore implements RegistryStore {
   }
 
   static open(dir: string): SqliteRegistryStore {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
     return new SqliteRegistryStore(join(dir, "tool-registry.db"));
   }
 
