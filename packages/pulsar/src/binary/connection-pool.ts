@@ -1,3 +1,4 @@
+import { BrokerError } from "./broker-error.js";
 import { BrokerConnection, type ConnectionOptions, DEFAULT_MAX_MESSAGE_SIZE } from "./connection.js";
 import type { BrokerAddress } from "./service-url.js";
 
@@ -30,7 +31,20 @@ export class ConnectionPool {
     };
   }
 
+  /**
+   * The connection for this broker and lane. A token refused at CONNECT gets one more attempt: the token
+   * source is then asked with the refused token (`rejected`), so a token that expired in the source's cache,
+   * or between the source's clock check and the broker's, costs a round trip instead of the caller's operation.
+   */
   get(logical: BrokerAddress, physical: BrokerAddress = logical, lane = 0): Promise<BrokerConnection> {
+    return this.connect(logical, physical, lane).catch((err: unknown) => {
+      const refusedToken = err instanceof BrokerError && err.code === "AuthenticationError" && this.settings.authToken !== undefined;
+      if (!refusedToken || this.closed) throw err;
+      return this.connect(logical, physical, lane);
+    });
+  }
+
+  private connect(logical: BrokerAddress, physical: BrokerAddress, lane: number): Promise<BrokerConnection> {
     if (this.closed) return Promise.reject(new Error("the Pulsar transport is closed"));
     const key = `${logical.url}|${physical.url}|${lane}`;
     let connection = this.connections.get(key);

@@ -96,15 +96,16 @@ afterAll(async () => {
 
 describe("the token source", () => {
   it("asks the issuer once for many callers, and again only near the token's end", async () => {
-    const short = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 2 });
+    // exp is in whole seconds, so a 4 s token has 3 to 4 s left when it arrives: renewed 90% in, less a
+    // second for that rounding, so 1.7 to 2.6 s after it was asked for. (2 s tokens could be renewed at once.)
+    const short = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 4 });
     try {
       const tokens = new OAuth2TokenSource({ issuerUrl: short.issuerUrl, privateKey: short.credentialsFile });
       const first = await Promise.all(Array.from({ length: 10 }, () => tokens.token()));
       expect(new Set(first).size).toBe(1);
       expect(await tokens.token()).toBe(first[0]);
       expect(short.requests).toHaveLength(1);
-      // 90% of 2 s later the next caller gets a new token.
-      await new Promise((resolve) => setTimeout(resolve, 1_900));
+      await new Promise((resolve) => setTimeout(resolve, 2_700));
       const renewed = await tokens.token();
       expect(renewed).not.toBe(first[0]);
       expect(short.requests.map((r) => r.granted)).toEqual([true, true]);
@@ -165,29 +166,61 @@ describe("the token source", () => {
 });
 
 describe("a token source whose cache outlives the token", () => {
-  it("is asked again with the token the broker rejected, and the connection stays", async () => {
-    // A expires in 3 s; the source keeps offering it until told the broker rejected it, then gives B.
-    const expiring = await broker.createToken("client", "3s");
-    const lasting = await broker.createToken("client");
+  /**
+   * A binary client whose token source offers `cached` until told the broker rejected it, then `fresh`;
+   * `hints` records each ask: undefined, or "rejected" when it named `cached` as refused.
+   */
+  function staleCacheClient(cached: string, fresh: string) {
     const hints: Array<string | undefined> = [];
     const authToken = async (hint?: { rejected?: string }) => {
-      hints.push(hint?.rejected === expiring ? "rejected A" : hint?.rejected);
-      return hint?.rejected === expiring ? lasting : expiring;
+      hints.push(hint?.rejected === cached ? "rejected" : hint?.rejected);
+      return hint?.rejected === cached ? fresh : cached;
     };
     const transport = new BinaryTransport({ serviceUrl: broker.serviceUrl, operationTimeoutMs: 15_000, authToken });
     const client = new PulsarClient({ webServiceUrl: broker.webServiceUrl, transport });
     clients.push(client);
+    return { hints, client };
+  }
+
+  it("is asked again with the token the broker rejected, and the connection stays", async () => {
+    // A expires in 5 s; the source keeps offering it until told the broker rejected it, then gives B.
+    // B is made first: making a token starts a JVM, and A's seconds must be spent connected.
+    const lasting = await broker.createToken("client");
+    const expiring = await broker.createToken("client", "5s");
+    const { hints, client } = staleCacheClient(expiring, lasting);
     const name = topic("stale-cache");
     const received = await collect(client, name);
     await client.send(name, Buffer.from("before"));
     const since = await connectedSince(name);
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(hints).not.toContain("rejected"); // connected with A, so what follows is the broker's challenge
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
     await client.send(name, Buffer.from("after"));
     await waitFor(() => received.length === 2, { description: "the message sent after A expired" });
     expect(received.map((m) => m.payload.toString())).toEqual(["before", "after"]);
-    expect(hints).toContain("rejected A");
+    expect(hints).toContain("rejected");
     // The challenge was answered with B: the consumer kept its connection.
     expect(await connectedSince(name)).toEqual(since);
+  }, 30_000);
+
+  it("is asked again when the broker refuses its token at CONNECT, and the first send goes through", async () => {
+    const lasting = await broker.createToken("client");
+    const expired = await broker.createToken("client", "1s");
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const { hints, client } = staleCacheClient(expired, lasting);
+    const name = topic("expired-at-connect");
+    const received = await collect(client, name);
+    await client.send(name, Buffer.from("first"));
+    await waitFor(() => received.length === 1, { description: "the first message" });
+    expect(received[0]!.payload.toString()).toBe("first");
+    expect(hints.slice(0, 2)).toEqual([undefined, "rejected"]);
+  }, 30_000);
+
+  it("tries a refused token once more only: a source that offers it again gets the broker's refusal", async () => {
+    const expired = await broker.createToken("client", "1s");
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const { hints, client } = staleCacheClient(expired, expired);
+    await expect(client.send(topic("refused-twice"), Buffer.from("x"))).rejects.toThrow(/AuthenticationError/);
+    expect(hints).toEqual([undefined, "rejected"]);
   }, 30_000);
 });
 
