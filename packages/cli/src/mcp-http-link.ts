@@ -40,6 +40,8 @@ export class McpHttpLink {
   private initialize: JSONRPCRequest | undefined;
   private recovery: Promise<StreamableHTTPClientTransport> | undefined;
   private readonly pending = new Map<string, (reply: JSONRPCMessage) => void>();
+  /** Sends not yet answered, per transport: a replaced transport is closed only once they settle. */
+  private readonly sending = new Map<StreamableHTTPClientTransport, Set<Promise<void>>>();
   private reinitializations = 0;
   private restoring = false;
   private closed = false;
@@ -60,13 +62,35 @@ export class McpHttpLink {
     if (isJSONRPCRequest(message) && message.method === "initialize") this.initialize ??= message;
     const used = this.transport;
     try {
-      await used.send(message);
+      await this.track(used, used.send(message));
     } catch (err) {
       // A reply to a request of the forgotten session means nothing to a new one.
       if (!sessionGone(err, used) || !this.initialize || !("method" in message)) throw err;
       const fresh = await this.recover(used);
-      await fresh.send(message);
+      await this.track(fresh, fresh.send(message));
     }
+  }
+
+  private async track(transport: StreamableHTTPClientTransport, sent: Promise<void>): Promise<void> {
+    let inFlight = this.sending.get(transport);
+    if (!inFlight) this.sending.set(transport, (inFlight = new Set()));
+    inFlight.add(sent);
+    try {
+      await sent;
+    } finally {
+      inFlight.delete(sent);
+    }
+  }
+
+  /**
+   * Closes a replaced transport once its sends are answered. Closing aborts its requests: one the client
+   * sent while the notification stream's recovery was under way would fail with "This operation was
+   * aborted" instead of getting the server's 404 and going out again on the new session.
+   */
+  private retire(stale: StreamableHTTPClientTransport): void {
+    const inFlight = [...(this.sending.get(stale) ?? [])];
+    this.sending.delete(stale);
+    void Promise.allSettled(inFlight).then(() => stale.close());
   }
 
   /** Ends the session on the server (DELETE), then stops. */
@@ -158,7 +182,7 @@ export class McpHttpLink {
       if (typeof protocolVersion === "string") fresh.setProtocolVersion(protocolVersion);
       await fresh.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       this.transport = fresh;
-      void stale.close();
+      this.retire(stale);
       this.options.log(
         `session ${stale.sessionId} is unknown to the server (restarted, idle too long, or another replica): initialized a new one, ${fresh.sessionId}`,
       );
