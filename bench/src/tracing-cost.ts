@@ -42,7 +42,14 @@ const client = await ToolServiceClient.create(pulsar, {
 function sdk(sampler: TracesSampler, ratio?: string): Tracing {
   process.env.OTEL_TRACES_SAMPLER = sampler;
   if (ratio) process.env.OTEL_TRACES_SAMPLER_ARG = ratio;
-  const tracing = Tracing.start({ serviceName: "cost", exporter: "otlp", protocol: "http/protobuf", url: `${sinkUrl}/v1/traces`, sampler });
+  const tracing = Tracing.start({
+    serviceName: "cost",
+    exporter: "otlp",
+    protocol: "http/protobuf",
+    url: `${sinkUrl}/v1/traces`,
+    sampler,
+    samplerArg: ratio === undefined ? undefined : Number(ratio),
+  });
   delete process.env.OTEL_TRACES_SAMPLER;
   delete process.env.OTEL_TRACES_SAMPLER_ARG;
   Tracing.unregister();

@@ -94,6 +94,7 @@ describe("compose (infra/compose/docker-compose.yml)", () => {
         protocol: "http/protobuf",
         url: `http://otel-collector:${collectorPort}/v1/traces`,
         sampler: "parentbased_traceidratio",
+        samplerArg: 0.1,
         propagators: ["tracecontext", "baggage"],
       });
       expect(env, name).toMatchObject({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" });

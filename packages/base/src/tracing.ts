@@ -12,8 +12,9 @@ import {
   SimpleSpanProcessor,
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
-import { setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
+import { setRootSampling, setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
 import { type BaseEnv, DEFAULT_TRACE_PROPAGATORS, type TracePropagator, type TracesSampler } from "./env.js";
+import { type SamplingSetup, samplingFor } from "./trace-sampling.js";
 
 /** Where spans go once tracing is on. */
 export interface TracingSettings {
@@ -25,6 +26,8 @@ export interface TracingSettings {
   url: string;
   /** OTEL_TRACES_SAMPLER, which the SDK reads itself; here it tells whether unsampled spans can be skipped. */
   sampler: TracesSampler;
+  /** OTEL_TRACES_SAMPLER_ARG: the ratio of the `*traceidratio` samplers. */
+  samplerArg?: number | undefined;
   /** OTEL_PROPAGATORS: the formats trace context is written in and read from (default W3C trace context and baggage). */
   propagators?: TracePropagator[];
 }
@@ -51,6 +54,7 @@ export function tracingSettings(env: BaseEnv, serviceName: string): TracingSetti
     protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
     url,
     sampler: env.OTEL_TRACES_SAMPLER,
+    samplerArg: env.OTEL_TRACES_SAMPLER_ARG,
     propagators: env.OTEL_PROPAGATORS,
   };
 }
@@ -88,6 +92,7 @@ export class Tracing {
   private constructor(
     private readonly provider: NodeTracerProvider,
     private readonly sampler: TracesSampler,
+    private readonly sampling: SamplingSetup,
     private readonly propagator: TextMapPropagator,
   ) {}
 
@@ -106,8 +111,14 @@ export class Tracing {
     }
     const resource = resourceFromAttributes({ "service.name": settings.serviceName }).merge(detectResources({ detectors: [envDetector] }));
     const processor = exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporterFor(settings));
-    const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
-    const tracing = new Tracing(provider, settings.sampler, propagatorFor(settings.propagators ?? DEFAULT_TRACE_PROPAGATORS));
+    const sampling = samplingFor(settings.sampler, settings.samplerArg);
+    const provider = new NodeTracerProvider({
+      resource,
+      spanProcessors: [processor],
+      ...(sampling.sampler ? { sampler: sampling.sampler } : {}),
+      ...(sampling.idGenerator ? { idGenerator: sampling.idGenerator } : {}),
+    });
+    const tracing = new Tracing(provider, settings.sampler, sampling, propagatorFor(settings.propagators ?? DEFAULT_TRACE_PROPAGATORS));
     tracing.register();
     return tracing;
   }
@@ -116,6 +127,7 @@ export class Tracing {
   register(): void {
     this.provider.register({ contextManager: null, propagator: this.propagator });
     setUnsampledParentsStayUnsampled(unsampledParentsStayUnsampled(this.sampler));
+    setRootSampling(this.sampling.roots);
   }
 
   /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */
@@ -124,6 +136,7 @@ export class Tracing {
     propagation.disable();
     context.disable();
     setUnsampledParentsStayUnsampled(false);
+    setRootSampling(undefined);
   }
 
   /** Exports what is still buffered. */

@@ -33,10 +33,12 @@ export {
   TraceScope,
   extractTraceContext,
   injectTraceContext,
+  setRootSampling,
   setUnsampledParentsStayUnsampled,
   topicName,
   traced,
   tracedStream,
+  type RootSampling,
   type TraceContext,
   type TraceOptions,
 } from "./tracing.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace } from "@opentelemetry/api";
-import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-node";
+import { InMemorySpanExporter, SamplingDecision, TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace-node";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
@@ -96,14 +96,17 @@ afterEach(async () => {
 });
 
 /** Registers an SDK with `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), spans kept in memory. */
-function traceWith(sampler: TracesSampler): void {
+function traceWith(sampler: TracesSampler, samplerArg?: number): void {
   exporter = new InMemorySpanExporter();
   vaultRequests.length = 0;
   relayRequests.length = 0;
   const before = process.env.OTEL_TRACES_SAMPLER;
   process.env.OTEL_TRACES_SAMPLER = sampler;
   try {
-    tracing = Tracing.start({ serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused", sampler }, exporter);
+    tracing = Tracing.start(
+      { serviceName: "unit", exporter: "otlp", protocol: "http/protobuf", url: "http://unused", sampler, samplerArg },
+      exporter,
+    );
   } finally {
     if (before === undefined) delete process.env.OTEL_TRACES_SAMPLER;
     else process.env.OTEL_TRACES_SAMPLER = before;
@@ -177,5 +180,65 @@ describe("spans under a sampled parent", () => {
     expect(chain[0]!.parentSpanContext?.spanId).toBe(PARENT_ID);
     for (let i = 1; i < chain.length; i++) expect(chain[i]!.parentSpanContext?.spanId).toBe(chain[i - 1]!.spanContext().spanId);
     expect(traceparent).toBe(`00-${TRACE_ID}-${chain[2]!.spanContext().spanId}-01`);
+  });
+});
+
+describe("new traces with parentbased_traceidratio", () => {
+  /** Makes `calls` new traces (a vault call with no parent each) and sorts them by the flags they went out with. */
+  async function newTraces(calls: number) {
+    for (let i = 0; i < calls; i++) expect(await toVault.call("alice", {}, {})).toBe("kept");
+    await expect.poll(() => vaultRequests.length).toBe(calls);
+    await tracing!.flush();
+    const spans = exporter.getFinishedSpans();
+    const sent = vaultRequests.map((p) => /^00-([0-9a-f]{32})-([0-9a-f]{16})-(0[01])$/.exec(p.traceparent ?? "")!);
+    expect(sent.every((match) => match !== null)).toBe(true);
+    return {
+      spans,
+      sampled: sent.filter((m) => m[3] === "01").map(([, traceId, spanId]) => ({ traceId: traceId!, spanId: spanId! })),
+      unsampled: sent.filter((m) => m[3] === "00").map(([, traceId]) => traceId!),
+    };
+  }
+
+  it("samples by the SDK's own ratio rule on the trace id, and the sampled ones are whole traces", async () => {
+    traceWith("parentbased_traceidratio", 0.5);
+    const { spans, sampled, unsampled } = await newTraces(200);
+    expect(sampled.length).toBeGreaterThan(60);
+    expect(unsampled.length).toBeGreaterThan(60);
+    // Each decision is the one the SDK's TraceIdRatioBasedSampler makes for that trace id.
+    const rule = new TraceIdRatioBasedSampler(0.5);
+    const ruled = (traceId: string) => rule.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+    expect(sampled.every(({ traceId }) => ruled(traceId))).toBe(true);
+    expect(unsampled.some(ruled)).toBe(false);
+    // A sampled trace has the request span the traceparent names and the vault's serve span under it;
+    // an unsampled one has no span at all.
+    for (const { traceId, spanId } of sampled) {
+      const ofTrace = spans.filter((s) => s.spanContext().traceId === traceId);
+      expect(ofTrace.map((s) => s.name).sort()).toEqual([`${vaultTopic} request`, `${vaultTopic} serve`]);
+      expect(ofTrace.find((s) => s.name === `${vaultTopic} request`)!.spanContext().spanId).toBe(spanId);
+    }
+    expect(spans).toHaveLength(2 * sampled.length);
+  });
+
+  it("samples no new trace at ratio 0 and every one at 1 (and at 1 when the ratio is unset, as the SDK)", async () => {
+    traceWith("parentbased_traceidratio", 0);
+    const none = await newTraces(20);
+    expect([none.sampled.length, none.unsampled.length, none.spans.length]).toEqual([0, 20, 0]);
+    await tracing!.shutdown();
+    Tracing.unregister();
+    traceWith("parentbased_traceidratio", 1);
+    const all = await newTraces(20);
+    expect([all.sampled.length, all.spans.length]).toEqual([20, 40]);
+    await tracing!.shutdown();
+    Tracing.unregister();
+    traceWith("parentbased_traceidratio");
+    expect((await newTraces(5)).sampled).toHaveLength(5);
+  });
+
+  it("still follows a caller's decision: its sampled trace is recorded, its unsampled one is not", async () => {
+    traceWith("parentbased_traceidratio", 0);
+    expect(await callUnder("01")).toBe("relayed kept");
+    await vaultTraceparent();
+    await tracing!.flush();
+    expect(exporter.getFinishedSpans().map((s) => s.spanContext().traceId)).toEqual(Array(4).fill(TRACE_ID));
   });
 });
