@@ -54,17 +54,15 @@ class StagedTraceIds implements IdGenerator {
  * Any other sampler is left to the SDK as OTEL_TRACES_SAMPLER says.
  */
 export function samplingFor(sampler: TracesSampler, ratio: number | undefined): SamplingSetup {
-  const ids = new RandomIdGenerator();
-  const roots = (sampled: (traceId: string) => boolean, staged?: StagedTraceIds): RootSampling => ({
+  if (sampler !== "parentbased_traceidratio" && sampler !== "always_off" && sampler !== "parentbased_always_off") return {};
+  const ids = new StagedTraceIds(new RandomIdGenerator());
+  const root = sampler === "parentbased_traceidratio" ? new TraceIdRatioBasedSampler(ratio ?? 1) : undefined;
+  const roots: RootSampling = {
     newTraceId: () => ids.generateTraceId(),
     newSpanId: () => ids.generateSpanId(),
-    sampled,
-    startWithTraceId: (traceId, start) => (staged ? staged.withTraceId(traceId, start) : start()),
-  });
-  if (sampler === "always_off" || sampler === "parentbased_always_off") return { roots: roots(() => false) };
-  if (sampler !== "parentbased_traceidratio") return {};
-  const root = new TraceIdRatioBasedSampler(ratio ?? 1);
-  const staged = new StagedTraceIds(ids);
-  const sampled = (traceId: string) => root.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
-  return { sampler: new ParentBasedSampler({ root }), idGenerator: staged, roots: roots(sampled, staged) };
+    sampled: root ? (traceId) => root.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED : () => false,
+    startWithTraceId: (traceId, start) => ids.withTraceId(traceId, start),
+  };
+  // always_off keeps the SDK's own sampler (from OTEL_TRACES_SAMPLER); it never sees a root anyway.
+  return { ...(root ? { sampler: new ParentBasedSampler({ root }) } : {}), idGenerator: ids, roots };
 }
