@@ -31,7 +31,14 @@ export {
   type ApacheMessage,
 } from "./apache-client.js";
 export { runPythonScript, type PythonRun } from "./python-run.js";
-export { tracedPythonCalls, type TracedCall, type TracedCallResult } from "./traced-caller.js";
+export {
+  tracedPythonCalls,
+  tracedPythonService,
+  type TracedCall,
+  type TracedCallResult,
+  type TracedServiceRequest,
+  type TracedServiceResult,
+} from "./traced-caller.js";
 export {
   trustGraphToolCalls,
   trustGraphToolService,

@@ -1,4 +1,4 @@
-import { runPythonScript } from "./python-run.js";
+import { type PythonRun, runPythonScript } from "./python-run.js";
 
 export interface TracedCall {
   /** Whether the caller's span is recorded (its `traceparent` flags 01) or not (00). */
@@ -46,4 +46,31 @@ export async function tracedPythonCalls(
   }).result;
   if (!result.ok) throw new Error(`traced_caller.py: ${result.error}`);
   return result.calls!;
+}
+
+/** What a traced Python tool service (traced_service.py) saw of one request. */
+export interface TracedServiceRequest {
+  properties: Record<string, string>;
+  /** The span context OpenTelemetry's Python propagators read off the request. */
+  remote: { valid: boolean; remote: boolean; trace_id: string; span_id: string; sampled: boolean };
+  /** Whether the SDK recorded the request's SERVER span (its default sampler, ParentBased(ALWAYS_ON)). */
+  recording: boolean;
+}
+
+export interface TracedServiceResult {
+  ok: boolean;
+  error?: string;
+  requests: TracedServiceRequest[];
+  /** Every span the Python SDK recorded. */
+  spans: Array<{ name: string; trace_id: string; span_id: string; parent_span_id: string | null }>;
+}
+
+/**
+ * A tool service in Python (packages/test-support/python/traced_service.py) that reads each request's trace
+ * context with OpenTelemetry's Python SDK and serves it in a span under it, through Apache's client. It
+ * answers `echo: <arguments>` until stopped; `stop()` resolves with what it saw and recorded.
+ */
+export function tracedPythonService(url: string, topics: { requestTopic: string; responseTopic: string }): PythonRun<TracedServiceResult> {
+  const args = ["--url", url, "--request-topic", topics.requestTopic, "--response-topic", topics.responseTopic];
+  return runPythonScript<TracedServiceResult>("pulsar", "traced_service.py", args, { announcesReady: true });
 }
