@@ -89,8 +89,10 @@ export function callTarget(
       // Judged on the rounds' paired ratios when there are rounds; the ratio of medians is printed beside it.
       const ofMedians = result.callsPerSec / untraced.callsPerSec;
       const paired = pairedCallsPerSecShare(result, untraced);
-      const share = paired ?? ofMedians;
-      const shown = paired === undefined ? ofMedians.toFixed(3) : `paired ${paired.toFixed(3)}, of medians ${ofMedians.toFixed(3)}`;
+      const share = paired?.median ?? ofMedians;
+      const interval = paired?.interval ? ` [95% ${paired.interval.map((r) => r.toFixed(3)).join("–")}]` : "";
+      const shown =
+        paired === undefined ? ofMedians.toFixed(3) : `paired ${paired.median.toFixed(3)}${interval}, of medians ${ofMedians.toFixed(3)}`;
       goal(`calls/s ≥ ${TARGETS.tracedCallsPerSecShare}× untraced (${shown})`, share >= TARGETS.tracedCallsPerSecShare);
     }
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { PerformanceObserver } from "node:perf_hooks";
+import { binomialDistribution } from "simple-statistics";
 
 /** Shared measurement helpers: a bounded closed-loop load generator, percentiles, CPU/wall timing. */
 
@@ -250,13 +251,43 @@ export function combineRounds(rounds: LoadResult[]): CombinedResult {
 }
 
 /**
+ * A distribution-free confidence interval for the median of `values` (at least `level`, default 95%):
+ * the k-th smallest and k-th largest values, with k the largest rank such that fewer than k of n values
+ * fall below the median with probability at most (1 - level) / 2 (Binomial(n, 1/2)). Undefined when n is
+ * too small for any such k (fewer than 6 values at 95%). It assumes nothing about how the values spread,
+ * which suits round-to-round noise on a shared machine.
+ */
+export function medianInterval(values: number[], level = 0.95): [number, number] | undefined {
+  const n = values.length;
+  if (n === 0) return undefined;
+  const tail = (1 - level) / 2;
+  // binomialDistribution lists P(X = i) from i = 0 and stops once the rest is negligible.
+  const pmf = binomialDistribution(n, 0.5) ?? [];
+  let below = 0; // P(X <= k - 1)
+  let k = 0;
+  while (k < pmf.length && below + pmf[k]! <= tail) below += pmf[k++]!;
+  if (k === 0) return undefined;
+  const sorted = [...values].sort((x, y) => x - y);
+  return [sorted[k - 1]!, sorted[n - k]!];
+}
+
+/** One row's calls/s as a share of another's, paired by round: the median ratio and its 95% interval. */
+export interface PairedShare {
+  median: number;
+  /** medianInterval of the rounds' ratios; absent with fewer than 6 rounds. */
+  interval?: [number, number];
+}
+
+/**
  * `a`'s calls/s as a share of `b`'s, paired by round: the median of each round's ratio. The two were
  * measured back to back in each round, so a slow spell of the machine that spans a pair cancels out,
  * where the ratio of the two medians still carries it. Undefined unless both have the same rounds.
  */
-export function pairedCallsPerSecShare(a: LoadResult, b: LoadResult): number | undefined {
+export function pairedCallsPerSecShare(a: LoadResult, b: LoadResult): PairedShare | undefined {
   const ra = (a as Partial<CombinedResult>).rounds;
   const rb = (b as Partial<CombinedResult>).rounds;
   if (!ra || !rb || ra.length !== rb.length || ra.length === 0) return undefined;
-  return median(ra.map((round, i) => round.callsPerSec / rb[i]!.callsPerSec));
+  const ratios = ra.map((round, i) => round.callsPerSec / rb[i]!.callsPerSec);
+  const interval = medianInterval(ratios);
+  return { median: median(ratios), ...(interval ? { interval } : {}) };
 }

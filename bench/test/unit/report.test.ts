@@ -52,6 +52,15 @@ describe("callTarget", () => {
     expect(callTarget("tool-call-binary-traced", costly, (name) => (name === "tool-call-binary" ? untraced : undefined)).met).toBe(false);
   });
 
+  it("prints the 95% interval of the paired ratios' median once there are six rounds or more", () => {
+    const calls = [5_000, 5_100, 4_900, 5_200, 4_800, 5_000];
+    const untraced = combineRounds(calls.map((c) => row(8, 1, c)));
+    const shares = [0.95, 0.91, 0.97, 0.93, 0.9, 0.96];
+    const traced = combineRounds(calls.map((c, i) => row(8, 1, c * shares[i]!)));
+    const result = callTarget("tool-call-binary-traced", traced, (name) => (name === "tool-call-binary" ? untraced : undefined));
+    expect(result.target).toMatch(/^calls\/s ≥ 0\.9× untraced \(paired 0\.9[35]0 \[95% 0\.900–0\.970\], of medians 0\.\d{3}\)$/);
+  });
+
   it("holds the binary tool call's p50 at c=1 to 1.3× the official client's", () => {
     const official = row(1, 1, 1_000);
     expect(callTarget("tool-call-binary", row(1, 1.3, 700), () => official).met).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median, percentile, runLoad } from "../../src/stats.js";
+import { median, medianInterval, percentile, runLoad } from "../../src/stats.js";
 
 describe("percentile (nearest rank)", () => {
   it("picks the nearest-rank value", () => {
@@ -14,6 +14,25 @@ describe("percentile (nearest rank)", () => {
   it("median of an odd and an even count", () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2);
+  });
+});
+
+describe("medianInterval (distribution-free, from the binomial)", () => {
+  const ranks = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  it("takes the order statistics the binomial gives: ranks 4 and 12 of 15, 40 and 61 of 100", () => {
+    // P(X <= 3) = 0.018 <= 0.025 < P(X <= 4) = 0.059 for X ~ Binomial(15, 1/2).
+    expect(medianInterval(ranks(15))).toEqual([4, 12]);
+    expect(medianInterval(ranks(100))).toEqual([40, 61]);
+    // Unsorted input, any values.
+    expect(medianInterval([0.97, 0.88, 0.91, 1.02, 0.93, 0.95, 0.9, 0.99, 0.86, 0.94, 0.92, 0.96, 0.89, 1.0, 0.87])).toEqual([0.89, 0.97]);
+  });
+
+  it("widens at a higher level and has none when too few values could cover it", () => {
+    expect(medianInterval(ranks(15), 0.99)).toEqual([3, 13]);
+    expect(medianInterval(ranks(6))).toEqual([1, 6]); // P(X = 0) = 1/64
+    expect(medianInterval(ranks(5))).toBeUndefined(); // P(X = 0) = 1/32 > 0.025
+    expect(medianInterval([])).toBeUndefined();
   });
 });
 
