@@ -11,6 +11,7 @@ import { createLogger } from "./logger.js";
 import { ServiceMetrics } from "./metrics.js";
 import { pulsarSettings } from "./pulsar-settings.js";
 import type { Tracing } from "./tracing.js";
+import { windDownBeforeShutdownTimeout } from "./wind-down.js";
 
 export interface RuntimeOptions {
   /** Service id: log name, metrics label, and the start of its subscription names. */
@@ -47,6 +48,7 @@ export class ServiceRuntime {
   private readonly shutdownHooks: ShutdownHook[] = [];
   private stopping: Promise<void> | undefined;
   private readonly stopBegun = new AbortController();
+  private readonly windDown: AbortSignal;
   private readonly tracing: Tracing | undefined;
 
   constructor(options: RuntimeOptions) {
@@ -75,6 +77,7 @@ export class ServiceRuntime {
     });
     // The broker's own counters exist only on a broker: none behind an injected (in-memory) transport.
     if (!options.transport) this.brokerDrops.start();
+    this.windDown = windDownBeforeShutdownTimeout(this.stopBegun.signal, options.env.SHUTDOWN_TIMEOUT_MS);
     this.readiness.set("accepting", () => this.stopping === undefined);
     this.readiness.set("broker", () => this.pulsar.connected);
     this.http = createHttpServer({
@@ -108,11 +111,13 @@ export class ServiceRuntime {
   }
 
   /**
-   * Aborted when stop() begins, before the work in hand is waited for: work that may outlast
-   * SHUTDOWN_TIMEOUT_MS (an agent run waiting on a slow LLM) listens to wind down in time.
+   * Aborted a little before SHUTDOWN_TIMEOUT_MS runs out, counted from when stop() begins (see
+   * windDownBeforeShutdownTimeout): work that may outlast the timeout (an agent run waiting on a slow LLM,
+   * an MCP tools/call) then ends with an answer that says so ("cut short, ask again") while there is time
+   * to send it, instead of being cut off with none.
    */
-  get stopSignal(): AbortSignal {
-    return this.stopBegun.signal;
+  get windDownSignal(): AbortSignal {
+    return this.windDown;
   }
 
   /** Runs on stop, after request subscriptions have finished their work, newest first. */

@@ -16,7 +16,6 @@ import { NO_LLM_MESSAGE, createAgentHandler } from "./handlers/agent-request.js"
 import { createRunsHandler } from "./handlers/agent-runs-request.js";
 import { OpenAiChatModel } from "./llm/chat-model.js";
 import { type RunStore, openRunStore } from "./run-store/index.js";
-import { windDownBeforeShutdownTimeout } from "./wind-down.js";
 import { ToolInvoker } from "./tool-invoker.js";
 
 export const SERVICE_ID = "agent";
@@ -56,7 +55,6 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
     ...(model ? { model } : {}),
   });
   const catalog = await CatalogClient.create(runtime.pulsar, runtime.topics, 10_000);
-  const windDown = windDownBeforeShutdownTimeout(runtime.stopSignal, env.SHUTDOWN_TIMEOUT_MS);
   const loop = model
     ? new AgentLoop({
         model,
@@ -65,7 +63,7 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
         mode: env.AGENT_TOOL_MODE,
         maxIterations: env.AGENT_MAX_ITERATIONS,
         logger: runtime.logger.child({ component: "loop" }),
-        windDown,
+        windDown: runtime.windDownSignal,
       })
     : null;
 

@@ -47,8 +47,8 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
   // Hooks run newest first: sessions close (ending their streams) before the Pulsar clients behind them.
   runtime.onShutdown(() => catalog.close());
   runtime.onShutdown(() => invoker.close());
-  // Leaves the other hooks (Pulsar clients) 2 s of SHUTDOWN_TIMEOUT_MS.
-  runtime.onShutdown(() => sessions.closeAll(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));
+  // Calls still running near SHUTDOWN_TIMEOUT_MS are answered "cut short"; the other hooks (Pulsar clients) get the rest.
+  runtime.onShutdown(() => sessions.closeAll(runtime.windDownSignal));
 
   const listTools = createToolsListHandler({ catalog, views, pageSize: env.MCP_PAGE_SIZE });
   const callTool = createToolsCallHandler({
@@ -57,6 +57,7 @@ export async function buildMcpServer(runtime: ServiceRuntime, env: McpServerEnv)
     metrics,
     logger: logger.child({ component: "calls" }),
     callTimeoutMs: env.MCP_CALL_TIMEOUT_MS,
+    windDown: runtime.windDownSignal,
   });
   const resource = env.MCP_AUTHORIZATION_SERVERS.length > 0 ? env.MCP_RESOURCE_URL : undefined;
   if (resource) {

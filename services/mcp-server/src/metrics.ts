@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** How a tools/call ended. */
-export type CallOutcome = "ok" | "tool-error" | "timeout" | "invalid-arguments" | "unknown-tool";
+export type CallOutcome = "ok" | "tool-error" | "timeout" | "invalid-arguments" | "unknown-tool" | "cut-short";
 
 /** Per-tool call metrics and open sessions, on the service's registry (label `service=mcp-server`). */
 export class McpMetrics {
@@ -12,7 +12,7 @@ export class McpMetrics {
   constructor(registry: Registry) {
     this.calls = new Counter({
       name: "toolmesh_mcp_tool_calls_total",
-      help: "MCP tools/call requests by tool and outcome (ok, tool-error, timeout, invalid-arguments, unknown-tool)",
+      help: "MCP tools/call requests by tool and outcome (ok, tool-error, timeout, invalid-arguments, unknown-tool, cut-short: answered as the instance stopped)",
       labelNames: ["tool", "outcome"],
       registers: [registry],
     });

@@ -99,25 +99,39 @@ export class SessionRegistry {
   }
 
   /**
-   * Closes every session, after the requests in flight have been answered or `drainMs` has passed: a rolling
-   * restart then cuts no tool call short (closing a session cancels its calls and ends their streams unanswered).
+   * Closes every session once the requests in flight have been answered: a rolling restart then cuts no
+   * tool call short. A call still running at `windDown` (a little before SHUTDOWN_TIMEOUT_MS runs out) is
+   * answered "cut short" by its handler, which listens to the same signal; that answer gets up to
+   * `flushMs` to go out before the sessions close (closing a session ends its streams unanswered).
    */
-  async closeAll(drainMs = 0): Promise<void> {
+  async closeAll(windDown: AbortSignal, flushMs = 500): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
-    if (this.inFlight > 0 && drainMs > 0) {
-      this.options.logger.info(
-        { requests: this.inFlight, waitMs: drainMs },
-        "letting the requests in flight finish before closing the sessions",
-      );
-      await new Promise<void>((resolve) => {
-        this.drained = resolve;
-        setTimeout(resolve, drainMs).unref();
-      });
+    if (this.inFlight > 0) {
+      this.options.logger.info({ requests: this.inFlight }, "letting the requests in flight finish before closing the sessions");
+      await this.drainedOr(windDown);
+      if (this.inFlight > 0) {
+        this.options.logger.warn({ requests: this.inFlight }, "shutdown timeout near: answering the requests in flight as cut short");
+        await this.drainedOr(AbortSignal.timeout(flushMs));
+      }
     }
     await Promise.allSettled([...this.sessions.values()].map((s) => s.transport.close()));
     this.sessions.clear();
     this.options.metrics.sessions.set(0);
+  }
+
+  /** Resolves when no request is in flight, or when `signal` aborts, whichever comes first. */
+  private drainedOr(signal: AbortSignal): Promise<void> {
+    if (this.inFlight === 0 || signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener("abort", done);
+        this.drained = undefined;
+        resolve();
+      };
+      this.drained = done;
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   private sweep(): void {

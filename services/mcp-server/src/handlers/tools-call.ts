@@ -15,6 +15,8 @@ export interface ToolsCallDeps {
   metrics: McpMetrics;
   logger: Logger;
   callTimeoutMs: number;
+  /** Aborted a little before the instance's SHUTDOWN_TIMEOUT_MS runs out: calls still running are answered "cut short". */
+  windDown: AbortSignal;
 }
 
 /** What the SDK hands a request handler, as far as tools/call uses it. */
@@ -26,19 +28,28 @@ export interface CallContext {
 }
 
 class CallDeadline extends Error {}
+class CutShort extends Error {}
 
-/** Rejects when the whole call (every streamed chunk included) outlasts `ms`, or the client cancels. */
-function within<T>(work: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
+/**
+ * Rejects when the whole call (every streamed chunk included) outlasts `ms`, the client cancels, or the
+ * instance winds down before its shutdown timeout.
+ */
+function within<T>(work: Promise<T>, ms: number, signal: AbortSignal, windDown: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
+  let onWindDown: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new CallDeadline()), ms);
     onAbort = () => reject(new Error("cancelled by the client"));
+    onWindDown = () => reject(new CutShort());
     signal.addEventListener("abort", onAbort, { once: true });
+    if (windDown.aborted) onWindDown();
+    else windDown.addEventListener("abort", onWindDown, { once: true });
   });
   return Promise.race([work, stop]).finally(() => {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener("abort", onAbort);
+    if (onWindDown) windDown.removeEventListener("abort", onWindDown);
   });
 }
 
@@ -101,10 +112,16 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
         deps.invoker.invoke(tool, args, { timeoutMs: deps.callTimeoutMs, ...(onChunk ? { onChunk } : {}) }),
         deps.callTimeoutMs,
         context.signal,
+        deps.windDown,
       );
       const result = toCallResult(tool, output);
       return finish(result.isError ? "tool-error" : "ok", result);
     } catch (err) {
+      if (err instanceof CutShort) {
+        const reason =
+          "this MCP server instance is stopping and its shutdown timeout (SHUTDOWN_TIMEOUT_MS) ran out before the tool answered";
+        return finish("cut-short", errorResult(`tool ${name} was cut short: ${reason}; call it again`), reason);
+      }
       if (err instanceof CallDeadline || err instanceof RequestTimeoutError) {
         const where = tool.binding.kind === "tool-service" ? tool.binding.request_topic : "the mcp-tool service";
         const reason = `no answer from ${where} within ${deps.callTimeoutMs} ms (is it running?)`;

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PythonMcpServer, pythonPeer } from "@toolmesh/test-support";
+import { PythonMcpServer, ServiceProcess, pythonPeer } from "@toolmesh/test-support";
 import { clientConfig } from "../support/client-config.js";
 import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
 
@@ -118,6 +118,51 @@ describe("a client whose session the MCP server forgot (restart, or another repl
     expect(outcome.call).toEqual({ is_error: false, text: ["slept 2.0 s"] });
     const logs = system.processes.get("mcp-server")!.logs;
     expect(logs).not.toMatch(/cancelled by the client/);
+  }, 60_000);
+
+  it("a call still running when SIGTERM's shutdown timeout runs out is answered 'cut short' (not left unanswered), and the server exits 0", async () => {
+    // An instance whose shutdown waits less than its calls may take: SHUTDOWN_TIMEOUT_MS 3 s winds down
+    // at 2.4 s (a fifth before), MCP_CALL_TIMEOUT_MS 15 s, and an 8 s call in flight.
+    const short = await ServiceProcess.start({
+      service: "mcp-server",
+      env: { PULSAR_WEB_URL: system.webServiceUrl, GATEWAY_TOKEN: TOKEN, SHUTDOWN_TIMEOUT_MS: "3000", MCP_CALL_TIMEOUT_MS: "15000" },
+    });
+    const child = spawn(
+      pythonPeer("mcp"),
+      [join(here, "../support/python_mcp_restart.py"), "http", `${short.url}/mcp`, TOKEN, "slow", JSON.stringify({ seconds: 8 })],
+      { stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    try {
+      expect(JSON.parse(String((await lines.next()).value)).before).toContain("slow");
+      child.stdin.write("go\n");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const sigterm = Date.now();
+      const [exitCode, answer] = await Promise.all([short.stop(), lines.next()]);
+      const answeredAfterMs = Date.now() - sigterm;
+      if (answer.done) throw new Error(`the Python client ended early:\n${stderr}`);
+      const outcome = JSON.parse(answer.value) as Pick<Outcome, "call">;
+      console.log(
+        "Python SDK, a call outlasting the shutdown timeout:",
+        JSON.stringify(outcome),
+        `answered ${answeredAfterMs} ms after SIGTERM`,
+      );
+      expect(outcome.call).toEqual({
+        is_error: true,
+        text: [
+          "tool slow was cut short: this MCP server instance is stopping and its shutdown timeout (SHUTDOWN_TIMEOUT_MS) ran out before the tool answered; call it again",
+        ],
+      });
+      // Answered at the wind-down (2.4 s), well before the tool's 8 s; exit 0: stopped by itself, not by the timeout.
+      expect(answeredAfterMs).toBeLessThan(3_000);
+      expect(exitCode).toBe(0);
+      expect(short.logs).toMatch(/"outcome":"cut-short"/);
+    } finally {
+      child.kill();
+      await short.stop();
+    }
   }, 60_000);
 
   it.each([
