@@ -62,7 +62,7 @@ export async function buildGateway(runtime: ServiceRuntime, env: GatewayEnv): Pr
   runtime.onShutdown(async () => {
     await Promise.all([config.close(), registry.close()]);
   });
-  runtime.onShutdown(() => dispatcher.close(Math.max(0, env.SHUTDOWN_TIMEOUT_MS - 2_000)));
+  runtime.onShutdown(() => dispatcher.close(runtime.windDownSignal));
 
   await runtime.http.register(websocket, { options: { maxPayload: MAX_FRAME_BYTES } });
   await runtime.http.register(

@@ -107,13 +107,21 @@ export class Dispatcher {
     this.tools.retain((key) => keys.has(key));
   }
 
-  /** Takes no new calls, lets the ones in flight finish (up to `graceMs`), then closes every client. */
-  async close(graceMs: number): Promise<void> {
+  /**
+   * Takes no new calls, lets the ones in flight finish (until `windDown`, a little before the shutdown
+   * timeout), then closes every client: a call still waiting is then answered `unavailable`, retry.
+   */
+  async close(windDown: AbortSignal): Promise<void> {
     this.closed = true;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([Promise.allSettled(this.inFlight), grace]);
-    clearTimeout(timer);
+    if (!windDown.aborted) {
+      let onWindDown: (() => void) | undefined;
+      const wound = new Promise<void>((resolve) => {
+        onWindDown = () => resolve();
+        windDown.addEventListener("abort", onWindDown, { once: true });
+      });
+      await Promise.race([Promise.allSettled(this.inFlight), wound]);
+      if (onWindDown) windDown.removeEventListener("abort", onWindDown);
+    }
     // Subscriptions still connecting are not awaited (the broker may be away); closing the Pulsar client
     // ends them, and one that connects after this closes itself.
     await Promise.all([...this.open].map((client) => client.close()));

@@ -12,9 +12,9 @@ import {
 } from "./fixture.js";
 
 let started = 0;
-const slow = new TestTool(async () => {
+const slow = new TestTool(async (args) => {
   started += 1;
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await new Promise((resolve) => setTimeout(resolve, Number(args.ms ?? 1_000)));
   return "slow done";
 });
 let config: { stop: () => Promise<void> };
@@ -49,5 +49,27 @@ describe("graceful shutdown", () => {
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual([{ response: "slow done", end_of_stream: true }]);
     await stopping;
+  });
+
+  it("answers a call still running a little before SHUTDOWN_TIMEOUT_MS runs out 'unavailable ... retry', and stops in time", async () => {
+    // SHUTDOWN_TIMEOUT_MS 2 s winds down at 1.6 s (a fifth before); the call would take 8 s.
+    const short = await startGateway(await useBroker(), { SHUTDOWN_TIMEOUT_MS: "2000" });
+    try {
+      await registerToolService(short, slow.id, slow.topic);
+      const before = started;
+      const url = `/api/v1/flow/default/service/${slow.id}`;
+      const inFlight = short.runtime.http.inject({ method: "POST", url, payload: toolRequest({ ms: 8_000 }) });
+      await waitFor(() => started > before, { description: "the slow call to start" });
+      const stopBegan = Date.now();
+      const [response] = await Promise.all([inFlight, short.runtime.stop()]);
+      const stoppedAfterMs = Date.now() - stopBegan;
+      expect(response.statusCode).toBe(503);
+      expect(response.json().error).toEqual({ type: "unavailable", message: "the gateway is shutting down; retry" });
+      // At the wind-down (1.6 s), inside the 2 s the process has, not after the tool's 8 s.
+      expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_500);
+      expect(stoppedAfterMs).toBeLessThan(2_000);
+    } finally {
+      await short.runtime.stop();
+    }
   });
 });
