@@ -126,11 +126,21 @@ export class ServiceRuntime {
   }
 
   /** `serve()` from @toolmesh/pulsar with metrics and REQUEST_BACKLOG, and closed first on shutdown. */
-  async serve<S extends z.ZodType, R>(options: Omit<ServeOptions<S, R>, "onStarted" | "onFinished" | "onSkipped">): Promise<Subscription> {
+  async serve<S extends z.ZodType, R>(
+    options: Omit<ServeOptions<S, R>, "onStarted" | "onFinished" | "onSkipped" | "windDown"> & {
+      /**
+       * Requests still in hand at windDownSignal are answered `unavailable` ("cut short ...; retry") by
+       * default; `null` leaves it to a handler that winds down by itself (the agent records its runs first).
+       */
+      windDown?: AbortSignal | null;
+    },
+  ): Promise<Subscription> {
     const topic = options.requestTopic;
+    const { windDown = this.windDown, ...rest } = options;
     const subscription = await serve(this.pulsar, {
       maxBacklog: this.env.REQUEST_BACKLOG,
-      ...options,
+      ...rest,
+      ...(windDown ? { windDown } : {}),
       onStarted: () => this.metrics.started(topic),
       onFinished: (outcome, durationMs) => this.metrics.finished(topic, outcome, durationMs),
       onSkipped: (reason) => this.metrics.skipped(topic, reason),

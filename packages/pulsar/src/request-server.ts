@@ -18,8 +18,8 @@ export interface RequestContext {
   trace: TraceScope;
 }
 
-/** How a handled request ended. */
-export type RequestOutcome = "ok" | "error" | "bad-request" | "too-large";
+/** How a handled request ended (`cut-short`: still running at `windDown`, answered `unavailable`). */
+export type RequestOutcome = "ok" | "error" | "bad-request" | "too-large" | "cut-short";
 /** Why a request was not handled: the backlog was full (answered `overloaded`), or its deadline had passed (not answered). */
 export type SkipReason = "overloaded" | "expired";
 
@@ -65,10 +65,24 @@ export interface ServeOptions<S extends z.ZodType, R> {
   onFinished?: (outcome: RequestOutcome, durationMs: number) => void;
   /** Called for each request not handled, with the reason; used for metrics. */
   onSkipped?: (reason: SkipReason) => void;
+  /**
+   * Aborted a little before the service's shutdown timeout: requests still being handled then are
+   * answered `unavailable` ("cut short ...; retry") at once, and whatever their handlers send later is
+   * dropped, instead of the process exiting with them unanswered.
+   */
+  windDown?: AbortSignal;
 }
 
 function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Settles with `CUT` once `signal` aborts (at once if it has); never without one. */
+const CUT = Symbol("cut short");
+function cutWhen(signal: AbortSignal | undefined): Promise<typeof CUT> {
+  if (!signal) return new Promise(() => undefined);
+  if (signal.aborted) return Promise.resolve(CUT);
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(CUT), { once: true }));
 }
 
 /**
@@ -82,6 +96,7 @@ function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
 export function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
   const logger = client.logger.child({ topic: options.requestTopic });
   const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
+  const windDown = cutWhen(options.windDown);
   /**
    * Sends the replies to one request, numbered in order (SEQUENCE_PROPERTY: the client's sessions may get
    * them out of order) and keyed by its id (a partitioned response topic keeps them on one partition).
@@ -163,15 +178,27 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     try {
       const result = options.handler(decoded.value, context);
       if (isAsyncIterable<R>(result)) {
-        // Leaving the loop after a too-large chunk ends the stream (its generator is returned).
-        for await (const part of result) {
-          if (!(await replyOrTooLarge(part, id, reply, context.logger))) {
+        const parts = result[Symbol.asyncIterator]();
+        for (;;) {
+          const next = await Promise.race([parts.next(), windDown]);
+          if (next === CUT) {
+            // Not awaited: a handler stuck in its work would hold the stop up.
+            void parts.return?.()?.catch(() => undefined);
+            outcome = await cutShort(reply, context.logger);
+            break;
+          }
+          if (next.done) break;
+          // Leaving the loop after a too-large chunk ends the stream (its generator is returned).
+          if (!(await replyOrTooLarge(next.value, id, reply, context.logger))) {
             outcome = "too-large";
+            await parts.return?.();
             break;
           }
         }
-      } else if (!(await replyOrTooLarge(await result, id, reply, context.logger))) {
-        outcome = "too-large";
+      } else {
+        const value = await Promise.race([result, windDown]);
+        if (value === CUT) outcome = await cutShort(reply, context.logger);
+        else if (!(await replyOrTooLarge(value, id, reply, context.logger))) outcome = "too-large";
       }
     } catch (err) {
       outcome = "error";
@@ -181,7 +208,14 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       errorType = type;
       await replyError(type, text, reply);
     }
-    finish(outcome, outcome === "too-large" ? ErrorType.tooLarge : errorType);
+    finish(outcome, outcome === "too-large" ? ErrorType.tooLarge : outcome === "cut-short" ? ErrorType.unavailable : errorType);
+  };
+
+  const cutShort = async (reply: Reply, log: Logger): Promise<RequestOutcome> => {
+    log.warn("shutdown timeout near: answering the request in hand as cut short");
+    const text = `${options.requestTopic}: the service instance is stopping and cut this request short before its shutdown timeout (SHUTDOWN_TIMEOUT_MS); retry`;
+    await replyError(ErrorType.unavailable, text, reply);
+    return "cut-short";
   };
 
   const overloaded = async (message: IncomingMessage) => {

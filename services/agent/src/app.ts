@@ -82,6 +82,8 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
     errorType: ErrorType.agentError,
     errorReply: (error) => ({ message_type: "error" as const, content: error.message, end_of_message: true, end_of_dialog: true, error }),
     handler: createAgentHandler({ catalog, store, loop }),
+    // Its runs wind down by themselves (the loop's windDown): recorded failed, then answered `unavailable`.
+    windDown: null,
   });
   await runtime.serve({
     ...runtime.topics.pair(ServiceName.agentRuns),

@@ -43,6 +43,9 @@ export async function buildConfig(
     requestSchema: IncomingConfigRequest,
     errorType: ErrorType.configError,
     errorReply,
+    // Never answered "cut short, retry" at shutdown: a put told so could still commit, and its retry would
+    // write a second version. Config requests take milliseconds; they finish before the timeout.
+    windDown: null,
   };
 
   const workspaceQueues: WorkspaceQueues = new WorkspaceQueues({

@@ -180,3 +180,26 @@ describe("a burst past the backlog", () => {
     expect(metric(page, "ok")).toBe(1);
   });
 });
+
+describe("a service stopped with a call in hand that would outlast SHUTDOWN_TIMEOUT_MS", () => {
+  it("answers it 'unavailable ... retry' at the wind-down and stops before the timeout; /metrics counts it cut-short", async () => {
+    // SHUTDOWN_TIMEOUT_MS 2 s winds down at 1.6 s (a fifth before); the call would take 8 s.
+    const { runtime, service } = await startEcho(4, { PULSAR_SERVICE_URL: serviceUrl, SHUTDOWN_TIMEOUT_MS: "2000" });
+    const tools = await caller(service, 15_000, { binary: true });
+    const call = tools.call("alice", {}, { topic: "slow", ms: 8_000 }).catch((err: unknown) => err);
+    await waitFor(() => service.entered.includes("slow"), { description: "the slow call to start" });
+    const stopBegan = Date.now();
+    await runtime.stop();
+    const stoppedAfterMs = Date.now() - stopBegan;
+    const failure = await call;
+    expect(failure).toBeInstanceOf(ToolServiceError);
+    expect(failure).toMatchObject({
+      type: "unavailable",
+      message: `${requestTopic(service.topic)}: the service instance is stopping and cut this request short before its shutdown timeout (SHUTDOWN_TIMEOUT_MS); retry`,
+    });
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(1_500);
+    expect(stoppedAfterMs).toBeLessThan(2_000);
+    // What /metrics would show (its HTTP server is closed by now).
+    expect(metric(await runtime.metrics.registry.metrics(), "cut-short")).toBe(1);
+  });
+});
