@@ -58,6 +58,10 @@ describe("the WebSocket transport over wss:// with a private CA", () => {
     await waitFor(async () => dropsLine.test(await fetch(`${joke.url}/metrics`).then((r) => r.text())), {
       timeoutMs: 30_000,
       description: "a broker-drops reading of the joke-service's request topic",
+    }).catch((err: Error) => {
+      // Why it did not read them, as the joke-service logged it (a refusal or a failed read is a warning).
+      const said = joke.logs.split("\n").filter((line) => /topic stats/.test(line));
+      throw new Error(`${err.message}; the joke-service logged:\n${said.join("\n") || "(nothing about topic stats)"}`);
     });
   }, 90_000);
 

@@ -30,6 +30,8 @@ export interface BrokerDropsOptions {
   authToken?: AuthToken;
   /** For a web service on TLS (https://): the client's CA and certificate, as its transport uses them. */
   tls?: TlsSettings;
+  /** After the admin API refuses the stats (401/403), how long until they are asked for again (default 10 polls, at least 5 s). */
+  refusalRetryMs?: number;
 }
 
 interface Watched {
@@ -53,7 +55,10 @@ export class BrokerDrops {
   private readonly watched = new Map<string, Watched>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
-  private refused = false;
+  /** Until when a refusal (401/403) keeps the stats from being asked for; 0 when not refused. */
+  private refusedUntil = 0;
+  /** Whether the last read failed: the first failure of a streak is a warning, the rest debug lines. */
+  private failing = false;
   /** Connections made with the TLS settings; undici's shared agent when there are none. */
   private readonly dispatcher: Agent | undefined;
 
@@ -79,7 +84,7 @@ export class BrokerDrops {
   }
 
   private async readAll(): Promise<void> {
-    if (this.refused) return;
+    if (Date.now() < this.refusedUntil) return;
     const byTopic = new Map<string, string[]>();
     for (const { topic, subscription } of this.options.subscriptions()) {
       if (parseTopic(topic).persistence !== "non-persistent") continue;
@@ -106,11 +111,15 @@ export class BrokerDrops {
       const response = await request(url, { headers, signal: AbortSignal.timeout(5_000), dispatcher: this.dispatcher });
       if (response.statusCode === 401 || response.statusCode === 403) {
         await response.body.dump();
-        this.refused = true;
-        this.options.logger.warn(
-          { status: response.statusCode },
-          "the broker's admin API refused topic stats; broker-reported drops are not counted",
-        );
+        // Not for ever: a refusal can pass (a broker still starting, a role granted later).
+        const retryMs = this.options.refusalRetryMs ?? Math.max(10 * this.options.intervalMs, 5_000);
+        if (this.refusedUntil === 0) {
+          this.options.logger.warn(
+            { status: response.statusCode, retryMs },
+            "the broker's admin API refused topic stats; broker-reported drops are not counted until it allows them",
+          );
+        }
+        this.refusedUntil = Date.now() + retryMs;
         return undefined;
       }
       if (response.statusCode !== 200) {
@@ -118,9 +127,17 @@ export class BrokerDrops {
         return undefined; // 404: the topic is not loaded (nothing published or subscribed)
       }
       const parsed = TopicStats.safeParse(await response.body.json());
+      if (this.refusedUntil !== 0) this.options.logger.info("the broker's admin API allows topic stats again; counting drops");
+      this.refusedUntil = 0;
+      this.failing = false;
       return parsed.success ? parsed.data : undefined;
     } catch (err) {
-      this.options.logger.debug({ topic, err: (err as Error).message }, "could not read topic stats");
+      const level = this.failing ? "debug" : "warn";
+      this.failing = true;
+      this.options.logger[level](
+        { topic, err: (err as Error).message },
+        "could not read topic stats (broker-reported drops); retrying at the next poll",
+      );
       return undefined;
     }
   }
