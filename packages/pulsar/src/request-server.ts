@@ -77,12 +77,28 @@ function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
 }
 
-/** Settles with `CUT` once `signal` aborts (at once if it has); never without one. */
 const CUT = Symbol("cut short");
-function cutWhen(signal: AbortSignal | undefined): Promise<typeof CUT> {
-  if (!signal) return new Promise(() => undefined);
+/**
+ * `work`'s outcome, or `CUT` if `signal` aborts first (at once if it has). The listener goes with each call:
+ * racing every request against one long-lived promise would keep a reaction per request until shutdown.
+ */
+function unlessCut<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof CUT> {
+  if (!signal) return work;
   if (signal.aborted) return Promise.resolve(CUT);
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(CUT), { once: true }));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(CUT);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**
@@ -96,7 +112,6 @@ function cutWhen(signal: AbortSignal | undefined): Promise<typeof CUT> {
 export function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
   const logger = client.logger.child({ topic: options.requestTopic });
   const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
-  const windDown = cutWhen(options.windDown);
   /**
    * Sends the replies to one request, numbered in order (SEQUENCE_PROPERTY: the client's sessions may get
    * them out of order) and keyed by its id (a partitioned response topic keeps them on one partition).
@@ -180,7 +195,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       if (isAsyncIterable<R>(result)) {
         const parts = result[Symbol.asyncIterator]();
         for (;;) {
-          const next = await Promise.race([parts.next(), windDown]);
+          const next = await unlessCut(parts.next(), options.windDown);
           if (next === CUT) {
             // Not awaited: a handler stuck in its work would hold the stop up.
             void parts.return?.()?.catch(() => undefined);
@@ -196,7 +211,7 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
           }
         }
       } else {
-        const value = await Promise.race([result, windDown]);
+        const value = await unlessCut(Promise.resolve(result), options.windDown);
         if (value === CUT) outcome = await cutShort(reply, context.logger);
         else if (!(await replyOrTooLarge(value, id, reply, context.logger))) outcome = "too-large";
       }
