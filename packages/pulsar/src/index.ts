@@ -1,3 +1,4 @@
+export { ABORTED, unlessAborted } from "./abort.js";
 export { AsyncQueue } from "./async-queue.js";
 export { Backoff, type BackoffOptions } from "./backoff.js";
 export { PulsarClient, type HandlerOptions, type MessageHandler, type PulsarClientOptions, type Subscription } from "./client.js";

@@ -1,6 +1,7 @@
 import { ErrorType, ServiceError, type WireError } from "@toolmesh/schema";
 import type { Logger } from "pino";
 import type { z } from "zod";
+import { ABORTED, unlessAborted } from "./abort.js";
 import type { PulsarClient, Subscription } from "./client.js";
 import { isExpired } from "./deadline.js";
 import { MessageTooLargeError } from "./errors.js";
@@ -75,30 +76,6 @@ export interface ServeOptions<S extends z.ZodType, R> {
 
 function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
   return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
-}
-
-const CUT = Symbol("cut short");
-/**
- * `work`'s outcome, or `CUT` if `signal` aborts first (at once if it has). The listener goes with each call:
- * racing every request against one long-lived promise would keep a reaction per request until shutdown.
- */
-function unlessCut<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof CUT> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.resolve(CUT);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(CUT);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
 }
 
 /**
@@ -195,8 +172,8 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
       if (isAsyncIterable<R>(result)) {
         const parts = result[Symbol.asyncIterator]();
         for (;;) {
-          const next = await unlessCut(parts.next(), options.windDown);
-          if (next === CUT) {
+          const next = await unlessAborted(parts.next(), options.windDown);
+          if (next === ABORTED) {
             // Not awaited: a handler stuck in its work would hold the stop up.
             void parts.return?.()?.catch(() => undefined);
             outcome = await cutShort(reply, context.logger);
@@ -211,8 +188,8 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
           }
         }
       } else {
-        const value = await unlessCut(Promise.resolve(result), options.windDown);
-        if (value === CUT) outcome = await cutShort(reply, context.logger);
+        const value = await unlessAborted(Promise.resolve(result), options.windDown);
+        if (value === ABORTED) outcome = await cutShort(reply, context.logger);
         else if (!(await replyOrTooLarge(value, id, reply, context.logger))) outcome = "too-large";
       }
     } catch (err) {

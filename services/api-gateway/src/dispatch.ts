@@ -9,7 +9,7 @@ import {
   extractTraceContext,
   traced,
 } from "@toolmesh/base";
-import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError } from "@toolmesh/pulsar";
+import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError, unlessAborted } from "@toolmesh/pulsar";
 import { describeIssues, ServiceError, ErrorType } from "@toolmesh/schema";
 import type { ServiceRoute } from "./services.js";
 
@@ -113,15 +113,7 @@ export class Dispatcher {
    */
   async close(windDown: AbortSignal): Promise<void> {
     this.closed = true;
-    if (!windDown.aborted) {
-      let onWindDown: (() => void) | undefined;
-      const wound = new Promise<void>((resolve) => {
-        onWindDown = () => resolve();
-        windDown.addEventListener("abort", onWindDown, { once: true });
-      });
-      await Promise.race([Promise.allSettled(this.inFlight), wound]);
-      if (onWindDown) windDown.removeEventListener("abort", onWindDown);
-    }
+    await unlessAborted(Promise.allSettled(this.inFlight), windDown);
     // Subscriptions still connecting are not awaited (the broker may be away); closing the Pulsar client
     // ends them, and one that connects after this closes itself.
     await Promise.all([...this.open].map((client) => client.close()));
