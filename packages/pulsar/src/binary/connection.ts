@@ -260,6 +260,11 @@ export class BrokerConnection {
       case CommandType.MESSAGE: {
         const consumer = this.consumers.get(toNumber(command.message!.consumer_id));
         if (consumer) consumer.onMessage(frame);
+        else
+          this.options.logger.warn(
+            { broker: this.label, consumer: toNumber(command.message!.consumer_id) },
+            "a message for a consumer closed here; dropped (non-persistent: lost)",
+          );
         return;
       }
       case CommandType.CLOSE_PRODUCER: {

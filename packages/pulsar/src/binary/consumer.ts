@@ -5,8 +5,17 @@ import { decompress } from "./compression.js";
 import { encodeCommand, type Frame } from "./frame-codec.js";
 import { entryKey, formatMessageId, fromMessageIdData, type MessageId, parseMessageId, toEntryIdData } from "./message-id.js";
 import { NegativeAcks } from "./negative-acks.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { CommandType } from "./pulsar-api.js";
 import { type HandleContext, ReconnectingHandle } from "./reconnecting-handle.js";
+
+/**
+ * How long a closed consumer on a non-persistent topic still takes messages after the broker confirmed the
+ * close. The broker's dispatcher may pick this consumer just before the close removes it and write the
+ * message just after the close's reply (another thread); such a message is never given to anyone else, so
+ * it is handed over here rather than dropped (graceful-close.test.ts lost a call to it about one run in 30).
+ */
+const NON_PERSISTENT_CLOSE_LINGER_MS = 200;
 
 const SUB_TYPES = { Exclusive: 0, Shared: 1, Failover: 2, Key_Shared: 3 } as const;
 const VALIDATION = { DecompressionError: 1, ChecksumMismatch: 2, BatchDeSerializeError: 3, DecryptionError: 4 } as const;
@@ -75,7 +84,10 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     const id = this.consumerId;
     await this.closeOnBroker(
       (request_id) => ({ type: CommandType.CLOSE_CONSUMER, close_consumer: { consumer_id: id, request_id } }),
-      (connection) => connection.removeConsumer(id),
+      async (connection) => {
+        if (this.topic.startsWith("non-persistent://")) await sleep(NON_PERSISTENT_CLOSE_LINGER_MS);
+        connection.removeConsumer(id);
+      },
     );
   }
 
@@ -213,13 +225,13 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
   }
 
   private flow(permits: number): void {
-    if (permits <= 0 || this.consumerId < 0) return;
+    if (permits <= 0 || this.consumerId < 0 || this.closed) return;
     this.connection?.write(encodeFlow(this.consumerId, permits));
   }
 
   private sendAck(id: MessageId, validationError?: number): void {
-    // Dropped while disconnected: the broker redelivers unacked messages to the next session anyway.
-    if (this.consumerId < 0) return;
+    // Dropped while disconnected or closed: the broker redelivers unacked messages (persistent topics) anyway.
+    if (this.consumerId < 0 || this.closed) return;
     this.connection?.write(
       encodeCommand({
         type: CommandType.ACK,
@@ -234,7 +246,7 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
   }
 
   private redeliver(ids: MessageId[]): void {
-    if (this.consumerId < 0 || ids.length === 0) return;
+    if (this.consumerId < 0 || this.closed || ids.length === 0) return;
     this.connection?.write(
       encodeCommand({
         type: CommandType.REDELIVER_UNACKNOWLEDGED_MESSAGES,

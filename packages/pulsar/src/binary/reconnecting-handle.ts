@@ -128,7 +128,7 @@ export abstract class ReconnectingHandle {
    */
   protected async closeOnBroker(
     closeCommand: (requestId: number) => object,
-    forget: (connection: BrokerConnection) => void,
+    forget: (connection: BrokerConnection) => void | Promise<void>,
   ): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
@@ -138,6 +138,6 @@ export abstract class ReconnectingHandle {
     await connection
       .request(`close of ${this.label}`, closeCommand, Math.min(CLOSE_TIMEOUT_MS, this.context.operationTimeoutMs))
       .catch(() => undefined);
-    forget(connection);
+    await forget(connection);
   }
 }
