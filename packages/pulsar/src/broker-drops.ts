@@ -122,24 +122,31 @@ export class BrokerDrops {
         this.refusedUntil = Date.now() + retryMs;
         return undefined;
       }
-      if (response.statusCode !== 200) {
+      if (response.statusCode === 404) {
         await response.body.dump();
-        return undefined; // 404: the topic is not loaded (nothing published or subscribed)
+        return undefined; // the topic is not loaded (nothing published or subscribed)
+      }
+      if (response.statusCode !== 200) {
+        const body = (await response.body.text()).slice(0, 200);
+        return this.failed(topic, `HTTP ${response.statusCode} ${body}`.trim());
       }
       const parsed = TopicStats.safeParse(await response.body.json());
       if (this.refusedUntil !== 0) this.options.logger.info("the broker's admin API allows topic stats again; counting drops");
       this.refusedUntil = 0;
+      if (!parsed.success) return this.failed(topic, `unexpected stats: ${parsed.error.issues[0]?.message ?? "?"}`);
       this.failing = false;
-      return parsed.success ? parsed.data : undefined;
+      return parsed.data;
     } catch (err) {
-      const level = this.failing ? "debug" : "warn";
-      this.failing = true;
-      this.options.logger[level](
-        { topic, err: (err as Error).message },
-        "could not read topic stats (broker-reported drops); retrying at the next poll",
-      );
-      return undefined;
+      return this.failed(topic, (err as Error).message);
     }
+  }
+
+  /** A read that failed: the first of a streak is a warning (a busy broker answering 500 included), the rest debug lines. */
+  private failed(topic: string, why: string): undefined {
+    const level = this.failing ? "debug" : "warn";
+    this.failing = true;
+    this.options.logger[level]({ topic, err: why }, "could not read topic stats (broker-reported drops); retrying at the next poll");
+    return undefined;
   }
 
   private count(topic: string, subscription: string, stats: z.output<typeof TopicStats>): void {
