@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,8 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await joke?.stop();
   await issuer?.stop();
-  await broker.stop();
-  rmSync(home, { recursive: true, force: true });
+  await broker.discard();
 });
 
 describe("toolmesh on OAuth2, TrustGraph on a token, one secured broker", () => {

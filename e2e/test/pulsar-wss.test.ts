@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,8 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await joke?.stop();
-  await broker.stop();
-  rmSync(home, { recursive: true, force: true });
+  await broker.discard();
 });
 
 describe("the WebSocket transport over wss:// with a private CA", () => {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -224,8 +224,18 @@ export class BrokerInstance implements Broker {
     await runScript(START_SCRIPT, this.env);
   }
 
-  async stop(): Promise<void> {
-    await runScript(STOP_SCRIPT, this.env);
+  /**
+   * A clean stop (SIGTERM: about 10 s, most of it the broker's event loops winding down), or with `kill`
+   * a crash (SIGKILL at once; acknowledged data is still there when it starts again).
+   */
+  async stop({ kill = false }: { kill?: boolean } = {}): Promise<void> {
+    await runScript(STOP_SCRIPT, kill ? { ...this.env, PULSAR_STOP_TIMEOUT: "0" } : this.env);
+  }
+
+  /** Ends a broker whose data the test throws away: killed (a clean stop would keep nothing), its folder removed. */
+  async discard(): Promise<void> {
+    await this.stop({ kill: true });
+    rmSync(this.options.home, { recursive: true, force: true });
   }
 
   /** The token the broker itself and start.sh use (subject `admin`); for admin REST calls. */

@@ -42,7 +42,8 @@ export class ProxyInstance {
     await runScript(START_SCRIPT, this.env);
   }
 
-  async stop(): Promise<void> {
-    await runScript(STOP_SCRIPT, this.env);
+  /** `kill`: SIGKILL at once, for a proxy the test is done with (nothing of it is kept). */
+  async stop({ kill = false }: { kill?: boolean } = {}): Promise<void> {
+    await runScript(STOP_SCRIPT, kill ? { ...this.env, PULSAR_STOP_TIMEOUT: "0" } : this.env);
   }
 }

@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BrokerInstance } from "./broker.js";
@@ -44,9 +43,8 @@ export async function startSecuredBroker(name: string, ports: SecuredBrokerPorts
   });
   const proxy = new ProxyInstance({ broker, port: ports.proxy, webPort: ports.proxyWeb });
   const stop = async () => {
-    await proxy.stop().catch(() => {});
-    await broker.stop();
-    rmSync(home, { recursive: true, force: true });
+    await proxy.stop({ kill: true }).catch(() => {});
+    await broker.discard();
   };
   try {
     await broker.start();

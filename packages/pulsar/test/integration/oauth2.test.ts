@@ -88,9 +88,8 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await issuer?.stop();
-  await proxy.stop().catch(() => undefined);
-  await broker.stop();
-  rmSync(home, { recursive: true, force: true });
+  await proxy.stop({ kill: true }).catch(() => undefined);
+  await broker.discard();
   rmSync(dir, { recursive: true, force: true });
 });
 

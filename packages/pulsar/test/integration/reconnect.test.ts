@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,8 +12,7 @@ const TRANSPORTS: TransportKind[] = ["binary", "websocket"];
 
 beforeAll(() => broker.start(), 180_000);
 afterAll(async () => {
-  await broker.stop();
-  rmSync(home, { recursive: true, force: true });
+  await broker.discard();
 });
 
 describe.each(TRANSPORTS)("broker restart (%s transport)", (kind) => {
@@ -53,7 +51,8 @@ describe.each(TRANSPORTS)("broker restart (%s transport)", (kind) => {
       expect((await ask(1)).response).toBe("n=1");
       expect(serverClient.connected && callerClient.connected).toBe(true);
 
-      await broker.stop();
+      // A crash: the broker goes without closing anything (and without a clean stop's 10 s).
+      await broker.stop({ kill: true });
       await waitFor(() => !serverClient.connected && !callerClient.connected, { description: "clients to notice" });
       await expect(ask(2, 1_000)).rejects.toThrow(/no reply on non-persistent:\/\/tg\/response\/restart-echo|confirm/);
 

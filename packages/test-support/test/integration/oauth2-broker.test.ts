@@ -1,5 +1,5 @@
 import { createPrivateKey, randomUUID } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,8 +47,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await issuer?.stop();
-  await broker?.stop();
-  rmSync(home, { recursive: true, force: true });
+  await broker?.discard();
 });
 
 describe("a broker started with PULSAR_TOKEN_SIGNING=key-pair", () => {
