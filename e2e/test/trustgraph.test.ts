@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceError, parseEnv, type ToolResult } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { brokerServiceUrl, trustGraphToolCalls, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { brokerEnv, brokerServiceUrl, trustGraphToolCalls, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 import { System } from "./system.js";
 
@@ -75,12 +75,12 @@ class StopsMidCall extends DynamicToolService {
 }
 
 describe("TrustGraph's ToolServiceClient -> a toolmesh tool service stopped with its call in hand", () => {
+  // TrustGraph's client waits 10 s for a reply (trustgraph_peer.py); a call left unanswered would end TimeoutError.
   it("is answered 'unavailable ... retry' at the wind-down, before TrustGraph's own 10 s timeout", async () => {
     // SHUTDOWN_TIMEOUT_MS 3 s: serve() answers what it holds at 2.4 s (a fifth before), then the process may go.
     const broker = await useBroker();
     const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {
-      PULSAR_WEB_URL: broker.webServiceUrl,
-      TOOLMESH_TENANT: process.env.TOOLMESH_TENANT,
+      ...brokerEnv(broker),
       SHUTDOWN_TIMEOUT_MS: "3000",
       LOG_LEVEL: "silent",
     });
@@ -88,16 +88,12 @@ describe("TrustGraph's ToolServiceClient -> a toolmesh tool service stopped with
     service.runtime = new ServiceRuntime({ name: "stops-mid-call", env });
     await service.start(service.runtime, { announce: false });
     const topics = { requestTopic: requestTopic(service.topic), responseTopic: responseTopic(service.topic) };
-    const started = Date.now();
     const { results } = await trustGraphToolCalls(pulsarHost, topics, [{ arguments: { topic: "cats" } }]);
-    const elapsedMs = Date.now() - started;
     await service.stopped;
     expect(results).toEqual([
       {
         error: `RuntimeError: ${topics.requestTopic}: the service instance is stopping and cut this request short before its shutdown timeout (SHUTDOWN_TIMEOUT_MS); retry`,
       },
     ]);
-    // The Python process's start (imports, connection) is in it too; a timeout would say TimeoutError at 10 s.
-    expect(elapsedMs).toBeLessThan(10_000);
   }, 60_000);
 });

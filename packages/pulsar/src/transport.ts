@@ -55,6 +55,13 @@ export interface SubscribeOptions {
   negativeAckRedeliveryDelayMs?: number;
   /** Where a new subscription starts on a persistent topic (default Latest). */
   initialPosition?: "Earliest" | "Latest";
+  /**
+   * Binary transport, non-persistent topic: how long a closed consumer still hands over messages (default 0).
+   * The broker may write one just after confirming the close (its dispatcher picked the consumer on another
+   * thread just before the close removed it), and nothing would ever give it to anyone else: request
+   * servers linger so that such a request is answered, not lost.
+   */
+  closeLingerMs?: number;
 }
 
 export interface ProducerChannel {

@@ -9,14 +9,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { CommandType } from "./pulsar-api.js";
 import { type HandleContext, ReconnectingHandle } from "./reconnecting-handle.js";
 
-/**
- * How long a closed consumer on a non-persistent topic still takes messages after the broker confirmed the
- * close. The broker's dispatcher may pick this consumer just before the close removes it and write the
- * message just after the close's reply (another thread); such a message is never given to anyone else, so
- * it is handed over here rather than dropped (graceful-close.test.ts lost a call to it about one run in 30).
- */
-const NON_PERSISTENT_CLOSE_LINGER_MS = 200;
-
 const SUB_TYPES = { Exclusive: 0, Shared: 1, Failover: 2, Key_Shared: 3 } as const;
 const VALIDATION = { DecompressionError: 1, ChecksumMismatch: 2, BatchDeSerializeError: 3, DecryptionError: 4 } as const;
 
@@ -85,7 +77,9 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     await this.closeOnBroker(
       (request_id) => ({ type: CommandType.CLOSE_CONSUMER, close_consumer: { consumer_id: id, request_id } }),
       async (connection) => {
-        if (this.topic.startsWith("non-persistent://")) await sleep(NON_PERSISTENT_CLOSE_LINGER_MS);
+        // See SubscribeOptions.closeLingerMs: a persistent topic's broker redelivers what comes too late.
+        const linger = this.topic.startsWith("non-persistent://") ? (this.options.closeLingerMs ?? 0) : 0;
+        if (linger > 0) await sleep(linger);
         connection.removeConsumer(id);
       },
     );

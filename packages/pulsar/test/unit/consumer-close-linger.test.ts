@@ -8,7 +8,8 @@ import type { IncomingMessage } from "../../src/transport.js";
 
 // The broker may write a MESSAGE for a consumer just after answering its CLOSE_CONSUMER (its dispatcher
 // picked the consumer on another thread just before the close removed it). On a non-persistent topic nobody
-// else would ever get that message, so a closed consumer still hands such stragglers over for a moment.
+// else would ever get that message, so a closed consumer still hands such stragglers over for a moment
+// (closeLingerMs, which request servers set).
 
 /** A broker connection that answers every request at once and records what is written and registered. */
 class FakeConnection {
@@ -31,7 +32,7 @@ function message(entryId: number): Frame {
   } as unknown as Frame;
 }
 
-async function subscribed(topic: string) {
+async function subscribed(topic: string, closeLingerMs = 200) {
   const connection = new FakeConnection();
   const context = {
     pool: { get: async () => connection as unknown as BrokerConnection },
@@ -40,7 +41,7 @@ async function subscribed(topic: string) {
     operationTimeoutMs: 1_000,
   } as unknown as HandleContext;
   const received: IncomingMessage[] = [];
-  const options = { topic, subscription: "s", type: "Shared" as const };
+  const options = { topic, subscription: "s", type: "Shared" as const, closeLingerMs };
   const consumer = new BinaryConsumer(context, topic, options, { receiverQueueSize: 2, partition: -1, reportedTopic: topic }, (m) =>
     received.push(m),
   );
@@ -65,6 +66,14 @@ describe("a binary consumer closing", () => {
     expect(connection.writes.length).toBe(writesBefore);
     await closing;
     expect(connection.listeners.has(7)).toBe(false);
+  });
+
+  it("without closeLingerMs (a reply subscription), forgets the consumer as soon as the close is confirmed", async () => {
+    const { connection, consumer } = await subscribed("non-persistent://t/response/q", 0);
+    const started = Date.now();
+    await consumer.close();
+    expect(connection.listeners.has(7)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(100);
   });
 
   it("on a persistent topic, forgets the consumer as soon as the close is confirmed (the broker redelivers)", async () => {
