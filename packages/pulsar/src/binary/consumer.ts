@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { ConsumerChannel, IncomingMessage, SubscribeOptions } from "../transport.js";
 import { type BatchedMessage, decodeKey, unpackBatch } from "./batch.js";
 import type { ConsumerListener, BrokerConnection } from "./connection.js";
@@ -5,7 +6,6 @@ import { decompress } from "./compression.js";
 import { encodeCommand, type Frame } from "./frame-codec.js";
 import { entryKey, formatMessageId, fromMessageIdData, type MessageId, parseMessageId, toEntryIdData } from "./message-id.js";
 import { NegativeAcks } from "./negative-acks.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { CommandType } from "./pulsar-api.js";
 import { type HandleContext, ReconnectingHandle } from "./reconnecting-handle.js";
 
