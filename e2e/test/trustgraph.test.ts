@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceError, parseEnv, type ToolResult } from "@toolmesh/base";
+import { EmbeddedEnv, DynamicToolService, ServiceRuntime, ToolServiceError, parseEnv, type ToolResult } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { brokerEnv, brokerServiceUrl, trustGraphToolCalls, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
@@ -79,7 +79,7 @@ describe("TrustGraph's ToolServiceClient -> a toolmesh tool service stopped with
   it("is answered 'unavailable ... retry' at the wind-down, before TrustGraph's own 10 s timeout", async () => {
     // SHUTDOWN_TIMEOUT_MS 3 s: serve() answers what it holds at 2.4 s (a fifth before), then the process may go.
     const broker = await useBroker();
-    const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {
+    const env = parseEnv(EmbeddedEnv, {
       ...brokerEnv(broker),
       SHUTDOWN_TIMEOUT_MS: "3000",
       LOG_LEVEL: "silent",

@@ -124,6 +124,9 @@ export const BaseEnv = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").optional(),
 });
 export type BaseEnv = z.output<typeof BaseEnv>;
+
+/** BaseEnv for a runtime built inside another process (a test, an embedding): HTTP on a free port unless HTTP_PORT says. */
+export const EmbeddedEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) });
 export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
 export const portSchema = port;

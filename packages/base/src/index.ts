@@ -2,6 +2,7 @@ export { ConfigView, parseItems, type ConfigSnapshot, type ConfigViewOptions, ty
 export { DynamicToolService, type InvocationContext, type ToolResult } from "./dynamic-tool-service.js";
 export {
   BaseEnv,
+  EmbeddedEnv,
   EnvError,
   ToolServiceEnv,
   type TracePropagator,

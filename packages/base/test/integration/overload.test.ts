@@ -4,7 +4,7 @@ import pino from "pino";
 import { PulsarClient, RequestTimeoutError } from "@toolmesh/pulsar";
 import { useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import {
-  BaseEnv,
+  EmbeddedEnv,
   DynamicToolService,
   ServiceRuntime,
   ToolServiceClient,
@@ -40,7 +40,7 @@ const runtimes: ServiceRuntime[] = [];
 const pulsars: PulsarClient[] = [];
 
 async function startEcho(concurrency: number, env: Record<string, string> = {}) {
-  const parsed = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {
+  const parsed = parseEnv(EmbeddedEnv, {
     PULSAR_WEB_URL: webServiceUrl,
     TOOLMESH_TENANT: process.env.TOOLMESH_TENANT,
     ...env,

@@ -5,7 +5,7 @@ import { ToolServiceResponse } from "@toolmesh/schema";
 import { RequestClient } from "@toolmesh/pulsar";
 import { useBroker, waitFor, brokerEnv, requestTopic, responseTopic } from "@toolmesh/test-support";
 import {
-  BaseEnv,
+  EmbeddedEnv,
   DynamicToolService,
   ServiceRuntime,
   ToolServiceClient,
@@ -57,7 +57,7 @@ let raw: RequestClient<typeof ToolServiceResponse>;
 
 beforeAll(async () => {
   const broker = await useBroker();
-  const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) });
+  const env = parseEnv(EmbeddedEnv, { ...brokerEnv(broker) });
   runtime = new ServiceRuntime({ name: "test-tool-service", env, logger: pino({ level: "silent" }) });
   await new TestToolService().start(runtime);
   client = await ToolServiceClient.create(runtime.pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
@@ -136,7 +136,7 @@ describe("DynamicToolService and ToolServiceClient on the real broker", () => {
 describe("graceful shutdown", () => {
   it("finishes a request in hand before closing, and is not ready meanwhile", async () => {
     const broker = await useBroker();
-    const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) });
+    const env = parseEnv(EmbeddedEnv, { ...brokerEnv(broker) });
     const service = new ServiceRuntime({ name: "shutdown-test", env, logger: pino({ level: "silent" }) });
     const slowTopic = `slow-${randomUUID().slice(0, 8)}`;
     class Slow extends TestToolService {

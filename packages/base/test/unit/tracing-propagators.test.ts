@@ -1,9 +1,9 @@
 import { ROOT_CONTEXT, TraceFlags, propagation, trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractTraceContext, injectTraceContext } from "@toolmesh/pulsar";
-import { BaseEnv, parseEnv, propagatorFor, tracingSettings } from "../../src/index.js";
+import { EmbeddedEnv, parseEnv, propagatorFor, tracingSettings } from "../../src/index.js";
 
-const env = (vars: Record<string, string>) => parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), vars);
+const env = (vars: Record<string, string>) => parseEnv(EmbeddedEnv, vars);
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN_ID = "00f067aa0ba902b7";

@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 import {
-  BaseEnv,
+  EmbeddedEnv,
   DynamicToolService,
   type InvocationContext,
   ServiceRuntime,
@@ -21,7 +21,7 @@ import { requestTopic, responseTopic } from "@toolmesh/test-support";
 // and made as usual when the sampler may sample them anyway. Either way the trace id travels on.
 
 const broker = new MemoryBroker();
-const env = parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), {});
+const env = parseEnv(EmbeddedEnv, {});
 const vaultTopic = `vault-${randomUUID().slice(0, 8)}`;
 const relayTopic = `relay-${randomUUID().slice(0, 8)}`;
 

@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 import {
-  BaseEnv,
+  EmbeddedEnv,
   DynamicToolService,
   ServiceRuntime,
   ToolServiceClient,
@@ -17,7 +17,7 @@ import {
 } from "../../src/index.js";
 import { requestTopic, responseTopic } from "@toolmesh/test-support";
 
-const env = (vars: Record<string, string>) => parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), vars);
+const env = (vars: Record<string, string>) => parseEnv(EmbeddedEnv, vars);
 
 describe("tracingSettings: off by default, on with the standard OTEL_* variables", () => {
   it("is off with no OTEL_* variable", () => {

@@ -8,7 +8,7 @@ import { PulsarClient, RequestClient, serve, type Subscription } from "../../src
 // dispatched to the stopping replica to another one. So every request that reaches the stopping replica
 // before the broker has closed its consumers must still be answered there, or the caller waits for nothing.
 // The binary transport keeps a closed request consumer taking messages for a moment (closeLingerMs): the broker
-// may write one just after confirming the close (2 runs in about 50 lost a call so before, 0 in 30 after).
+// may write one just after confirming the close (2 runs of roughly 40-50 lost a call so before, 0 of 45 after).
 // Over WebSocket every message the broker's WebSocket handler delivers is handled, but not one it is writing
 // as the session closes: Pulsar drops it ("Failed to deliver msg to ... Session closed" in the broker log;
 // non-persistent, so never redelivered) and its caller times out: one call of a run's 250-290, in 6 of 70

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BaseEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
+import { EmbeddedEnv, DynamicToolService, ServiceRuntime, parseEnv } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import {
   type CatalogRevision,
@@ -276,7 +276,7 @@ describe("self-announcing tool services", () => {
     const broker = await useBroker();
     const runtime = new ServiceRuntime({
       name: "weather-service",
-      env: parseEnv(BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(0) }), { ...brokerEnv(broker) }),
+      env: parseEnv(EmbeddedEnv, { ...brokerEnv(broker) }),
       logger: pino({ level: "silent" }),
     });
     class WeatherService extends DynamicToolService {
