@@ -36,16 +36,18 @@ export async function buildToolRegistry(
     topics: runtime.topics,
     logger: runtime.logger.child({ component: "catalog" }),
     announcementTtlMs: env.REGISTRY_ANNOUNCEMENT_TTL_MS,
+    retryMaxMs: env.REGISTRY_REFRESH_RETRY_MAX_MS,
     onRevision: async (revision) => {
       const { tools: _tools, ...summary } = revision;
       await runtime.pulsar.sendJson(runtime.topics.toolRegistryNotify, summary);
     },
   });
-  const refresh = (reason: string) =>
-    void refresher.refresh(reason).catch((err: unknown) => runtime.logger.error({ err, reason }, "catalog refresh failed"));
+  // A failed refresh is logged, and tried again, by the refresher.
+  const refresh = (reason: string) => void refresher.refresh(reason).catch(() => undefined);
   const queries = new RegistryQueries(store);
 
   runtime.onShutdown(async () => {
+    refresher.close();
     await config.close();
     await fetcher.close();
     await store.close();

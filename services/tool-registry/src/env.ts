@@ -36,6 +36,8 @@ export const RegistryEnv = BaseEnv.extend({
   REGISTRY_ANNOUNCEMENT_TTL_MS: z.coerce.number().int().positive().default(300_000),
   /** Periodic refresh, so sources are re-read without any trigger; 0 turns it off. */
   REGISTRY_REFRESH_INTERVAL_MS: z.coerce.number().int().nonnegative().default(300_000),
+  /** After a failed refresh (its database away, say), retries from 1 s, doubling up to this; 0 turns retries off. */
+  REGISTRY_REFRESH_RETRY_MAX_MS: z.coerce.number().int().nonnegative().default(30_000),
 });
 export type RegistryEnv = z.output<typeof RegistryEnv>;
 

@@ -7,6 +7,7 @@ import { validateManifest } from "./catalog/validate.js";
 import { CONFIG_SOURCE, configTools } from "./sources/config-tools.js";
 import type { ManifestFetcher } from "./sources/manifest-fetcher.js";
 import type { RegistryStore } from "./store/index.js";
+import { RefreshRetry } from "./refresh-retry.js";
 
 export interface RefreshResult {
   revision: CatalogRevision;
@@ -25,6 +26,8 @@ export interface CatalogRefresherDeps {
   onRevision: (revision: CatalogRevision) => Promise<void>;
   /** Announcements older than this are dropped: their service stopped announcing. */
   announcementTtlMs: number;
+  /** The longest wait between retries after a failed refresh (from 1 s, doubling); 0: no retries. */
+  retryMaxMs?: number;
 }
 
 interface GatheredSource extends SourceTools {
@@ -47,12 +50,37 @@ const announceName = (serviceId: string) => `announce:${serviceId}`;
 export class CatalogRefresher {
   private running: Promise<RefreshResult> | undefined;
   private queued: Promise<RefreshResult> | undefined;
+  private readonly retry: RefreshRetry | undefined;
 
-  constructor(private readonly deps: CatalogRefresherDeps) {}
+  constructor(private readonly deps: CatalogRefresherDeps) {
+    const maxMs = deps.retryMaxMs ?? 0;
+    if (maxMs > 0) {
+      this.retry = new RefreshRetry({ initialMs: Math.min(1_000, maxMs), maxMs }, () => {
+        // Its failure is logged (and the next retry scheduled) like any other.
+        this.refresh("retry after a failed refresh").catch(() => undefined);
+      });
+    }
+  }
 
+  /**
+   * Builds the catalog now (or shares the run already queued). A failure is logged here, with when it is
+   * tried again, and rejects the promise for a caller that waits (the admin route, a refresh request).
+   */
   refresh(reason: string): Promise<RefreshResult> {
     if (!this.running) {
-      this.running = this.traced(reason).finally(() => (this.running = undefined));
+      this.running = this.traced(reason)
+        .then(
+          (result) => {
+            this.retry?.succeeded();
+            return result;
+          },
+          (err: unknown) => {
+            const retryInMs = this.retry?.failed();
+            this.deps.logger.error({ err, reason, ...(retryInMs !== undefined ? { retryInMs } : {}) }, "catalog refresh failed");
+            throw err;
+          },
+        )
+        .finally(() => (this.running = undefined));
       return this.running;
     }
     this.queued ??= this.running
@@ -62,6 +90,11 @@ export class CatalogRefresher {
         return this.refresh(reason);
       });
     return this.queued;
+  }
+
+  /** Stops retrying (shutdown). */
+  close(): void {
+    this.retry?.stop();
   }
 
   /** A run in a `registry refresh` span: why, which revision came of it, and whether it is new. */
