@@ -47,6 +47,7 @@ export {
   type Migration,
   type Sql,
 } from "./database.js";
+export { reportUnreachableDatabase, unreachableDatabaseCode } from "./database-outage.js";
 export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
   ROOT_TRACE_CONTEXT,

@@ -1,4 +1,4 @@
-import { makeDataDir } from "@toolmesh/base";
+import { makeDataDir, reportUnreachableDatabase } from "@toolmesh/base";
 import { PostgresConfigStore } from "./postgres.js";
 import { SqliteConfigStore } from "./sqlite.js";
 import type { ConfigStore } from "./types.js";
@@ -7,15 +7,23 @@ export { PostgresConfigStore } from "./postgres.js";
 export { SqliteConfigStore } from "./sqlite.js";
 export { type ConfigStore, type StoreChange, type StoreWriteResult, TypeOverLimit } from "./types.js";
 
-/** PostgreSQL when DATABASE_URL is set (any number of replicas), else the SQLite file in CONFIG_DATA_DIR. */
+/**
+ * PostgreSQL when DATABASE_URL is set (any number of replicas; while the database cannot be reached its
+ * calls fail as `unavailable`), else the SQLite file in CONFIG_DATA_DIR.
+ */
 export function openConfigStore(env: {
   DATABASE_URL?: string | undefined;
   DATABASE_POOL_MAX: number;
   DATABASE_CONNECT_TIMEOUT_S: number;
   CONFIG_DATA_DIR: string;
 }): Promise<ConfigStore> {
-  if (env.DATABASE_URL)
-    return PostgresConfigStore.open(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S });
+  if (env.DATABASE_URL) {
+    const opening = PostgresConfigStore.open(env.DATABASE_URL, {
+      max: env.DATABASE_POOL_MAX,
+      connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
+    });
+    return opening.then((store) => reportUnreachableDatabase<ConfigStore>(store));
+  }
   makeDataDir("CONFIG_DATA_DIR", env.CONFIG_DATA_DIR);
   return Promise.resolve(SqliteConfigStore.open(env.CONFIG_DATA_DIR));
 }

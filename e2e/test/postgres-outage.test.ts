@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmbeddedPostgresServer, ScriptedLlm, startEmbeddedPostgres, waitFor } from "@toolmesh/test-support";
+import { System } from "./system.js";
+
+// A PostgreSQL restart while the system runs: tool-registry and agent keep their state on one server,
+// config on another (each service may have its own database), and the first is stopped (a fast shutdown:
+// its connections are cut) and started again. Meanwhile every request gets a prompt error reply and
+// nothing else stops serving; afterwards the services serve again at once, with no restart of theirs, and
+// a tool put while the registry could not refresh reaches the catalog by itself.
+const system = new System();
+const llm = new ScriptedLlm();
+let stateServer: EmbeddedPostgresServer;
+let configServer: EmbeddedPostgresServer;
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function post(path: string, body: unknown): Promise<Reply> {
+  const response = await fetch(`${system.gatewayUrl}/api/v1/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  // A tool service's replies come as a list; its last is the answer.
+  const reply = (await response.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
+  return { status: response.status, body: Array.isArray(reply) ? reply.at(-1)! : reply };
+}
+
+const ask = (question: string) => post("flow/default/service/agent", { question, user: "outage" });
+const readRun = (runId: string) => post("flow/default/service/agent-runs", { operation: "get", run_id: runId });
+const joke = () => post("flow/default/service/joke-service", { user: "outage", config: '{"style":"pun"}', arguments: '{"topic":"cats"}' });
+const putTool = (name: string) =>
+  post("config", {
+    operation: "put",
+    workspace: "default",
+    values: [
+      {
+        type: "tool",
+        key: name,
+        value: JSON.stringify({
+          type: "tool-service",
+          name,
+          description: `tells a joke (${name})`,
+          service: "joke-service",
+          style: "pun",
+          arguments: [],
+        }),
+      },
+    ],
+  });
+const catalogTools = async () => {
+  const catalog = (await (await fetch(`${system.get("tool-registry").url}/tools/catalog`)).json()) as { tools?: Array<{ name: string }> };
+  return (catalog.tools ?? []).map((t) => t.name);
+};
+
+const STATEFUL = ["tool-registry", "agent"];
+const pids = new Map<string, number | undefined>();
+let runBefore: string;
+
+beforeAll(async () => {
+  [stateServer, configServer] = await Promise.all([startEmbeddedPostgres(), startEmbeddedPostgres()]);
+  await llm.start();
+  llm.script("outage", [{ content: "done" }]);
+  await system.start([
+    ["config", { DATABASE_URL: configServer.url }],
+    // Retries after a failed refresh wait 1 s, then 2 s at most (30 s by default), so the test is short.
+    ["tool-registry", { DATABASE_URL: stateServer.url, REGISTRY_REFRESH_INTERVAL_MS: "0", REGISTRY_REFRESH_RETRY_MAX_MS: "2000" }],
+    ["agent", { DATABASE_URL: stateServer.url, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
+    ["joke-service", {}],
+    // Shorter than the driver's own reconnect backoff (up to 20 s), which a request after the restart
+    // used to wait out.
+    ["api-gateway", { GATEWAY_REQUEST_TIMEOUT_MS: "8000", GATEWAY_AGENT_TIMEOUT_MS: "8000" }],
+  ]);
+  for (const name of system.services.keys()) pids.set(name, system.get(name).pid);
+  // The joke-service as a configured tool service (the gateway routes to it by this descriptor).
+  const descriptor = { id: "joke-service", topic: "joke", "config-params": [{ name: "style", required: true }] };
+  await post("config", {
+    operation: "put",
+    workspace: "default",
+    values: [{ type: "tool-service", key: "joke-service", value: JSON.stringify(descriptor) }],
+  });
+  const first = await waitFor(
+    async () => {
+      const reply = await ask("outage: before");
+      return reply.body.message_type === "answer" ? reply : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 500, description: "a first answered run (the joke-service's tools in the catalog)" },
+  );
+  runBefore = first.body.run_id as string;
+}, 180_000);
+
+afterAll(async () => {
+  await system.stop();
+  await llm.close();
+  await stateServer?.stop();
+  await configServer?.stop();
+});
+
+describe("the tool-registry's and agent's PostgreSQL restarts", () => {
+  it("while it is down: each request gets an error reply, config takes a tool, the stateless tool call still answers", async () => {
+    await stateServer.halt();
+    const run = await ask("outage: during");
+    expect(run.body).toMatchObject({ message_type: "error", end_of_dialog: true, error: { type: "agent-error" } });
+    expect((run.body.error as { message: string }).message).toBe(
+      "cannot get the tool catalog: tool registry: the database cannot be reached (ECONNREFUSED); retry shortly",
+    );
+    expect((await readRun(runBefore)).body.error).toEqual({
+      type: "unavailable",
+      message: "the database cannot be reached (ECONNREFUSED); retry shortly",
+    });
+    // Config's own database is up: the put is acknowledged, and the registry's refresh for it fails.
+    expect((await putTool("told-during-outage")).body).toMatchObject({ version: expect.any(Number) });
+    const told = await joke();
+    expect(told.body.error ?? null).toBeNull();
+    expect(told.body.response).toMatch(/\bpun\b/);
+    await waitFor(() => /catalog refresh failed/.test(system.get("tool-registry").logs), {
+      timeoutMs: 10_000,
+      description: "the registry's refresh for the put to fail",
+    });
+    // Traffic goes on for a few seconds: every run gets its error reply, and the pools' failed connections
+    // pile up (enough for the driver's own reconnect backoff to reach 10-20 s).
+    for (let i = 0; i < 16; i++) {
+      expect((await ask(`outage: during ${i}`)).body.message_type, `run ${i}`).toBe("error");
+      expect((await readRun(runBefore)).body.error, `read ${i}`).toMatchObject({ type: "unavailable" });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    for (const name of system.services.keys()) expect((await fetch(`${system.get(name).url}/healthz`)).status, name).toBe(200);
+  }, 60_000);
+
+  it("once it is back: the next run is answered and recorded, and the tool put meanwhile reaches the catalog by itself", async () => {
+    await stateServer.resume();
+    const run = await ask("outage: after");
+    expect(run.body).toMatchObject({ message_type: "answer", content: "done" });
+    expect((await readRun(run.body.run_id as string)).body.run).toMatchObject({ status: "answered" });
+    expect((await readRun(runBefore)).body.run).toMatchObject({ status: "answered" });
+    await waitFor(async () => (await catalogTools()).includes("told-during-outage"), {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      description: "the tool put during the outage in the catalog, with no later change",
+    });
+    expect(system.get("tool-registry").logs).toMatch(/"reason":"retry after a failed refresh"[^\n]*"msg":"catalog revision created"/);
+    // No service restarted or exited.
+    for (const [name, pid] of pids) {
+      expect(system.get(name).pid, name).toBe(pid);
+      expect(() => process.kill(pid!, 0), name).not.toThrow();
+    }
+    for (const name of STATEFUL) expect((await fetch(`${system.get(name).url}/healthz`)).status, name).toBe(200);
+  }, 60_000);
+});
+
+describe("config's PostgreSQL restarts", () => {
+  it("a put meanwhile is answered unavailable; once it is back the next put's version follows the last acknowledged one", async () => {
+    const before = (await putTool("before-config-outage")).body.version as number;
+    await configServer.halt();
+    const refused = await putTool("during-config-outage");
+    expect(refused.body.error).toEqual({ type: "unavailable", message: "the database cannot be reached (ECONNREFUSED); retry shortly" });
+    await configServer.resume();
+    const after = await putTool("after-config-outage");
+    expect(after.body).toMatchObject({ version: before + 1 });
+    expect(after.body.error).toBeUndefined();
+  }, 60_000);
+});

@@ -1,0 +1,80 @@
+import { ErrorType, ServiceError } from "@toolmesh/schema";
+
+/**
+ * Codes that say the database cannot be reached now, or went away under a query: Node's socket errors,
+ * the `postgres` driver's connection errors, and PostgreSQL's SQLSTATEs for a server shutting down,
+ * starting up or out of connections. Class 08 (connection exceptions) is matched by its prefix.
+ */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
+/** The code of an error that says the database cannot be reached, else undefined. */
+export function unreachableDatabaseCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  return UNREACHABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A store whose database cannot be reached answers `unavailable` (HTTP 503: retry shortly) instead of an
+ * internal error with the driver's text. Every method of `store` is wrapped: an error that says the
+ * database is unreachable becomes ServiceError(unavailable) naming its code (the original is its `cause`,
+ * which the service's log shows in full); any other error passes unchanged, and so does whatever a
+ * callback handed to a method throws (e.g. the work run under a lock), which is not the database's.
+ */
+export function reportUnreachableDatabase<T extends object>(store: T): T {
+  const fromCallbacks = new WeakSet<object>();
+  const translate = (err: unknown): unknown => {
+    if (err instanceof ServiceError || (typeof err === "object" && err !== null && fromCallbacks.has(err))) return err;
+    const code = unreachableDatabaseCode(err);
+    return code === undefined
+      ? err
+      : new ServiceError(ErrorType.unavailable, `the database cannot be reached (${code}); retry shortly`, { cause: err });
+  };
+  const marking =
+    (callback: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) => {
+      const tag = (err: unknown) => {
+        if (typeof err === "object" && err !== null) fromCallbacks.add(err);
+        return err;
+      };
+      try {
+        const result = callback(...args);
+        return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(tag(err))) : result;
+      } catch (err) {
+        throw tag(err);
+      }
+    };
+  return new Proxy(store, {
+    get(target, property) {
+      // Read off the store itself, so getters and methods see it (and its private fields) as `this`.
+      const value: unknown = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const passed = args.map((arg) => (typeof arg === "function" ? marking(arg as (...a: unknown[]) => unknown) : arg));
+        try {
+          const result: unknown = value.apply(target, passed);
+          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(translate(err))) : result;
+        } catch (err) {
+          throw translate(err);
+        }
+      };
+    },
+  });
+}
