@@ -68,7 +68,7 @@ beforeAll(async () => {
     ["config", { DATABASE_URL: configServer.url }],
     // Retries after a failed refresh wait 1 s, then 2 s at most (30 s by default), so the test is short.
     ["tool-registry", { DATABASE_URL: stateServer.url, REGISTRY_REFRESH_INTERVAL_MS: "0", REGISTRY_REFRESH_RETRY_MAX_MS: "2000" }],
-    ["agent", { DATABASE_URL: stateServer.url, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }],
+    ["agent", { DATABASE_URL: stateServer.url, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted", AGENT_HEARTBEAT_INTERVAL_MS: "500" }],
     ["joke-service", {}],
     // Shorter than the driver's own reconnect backoff (up to 20 s), which a request after the restart
     // used to wait out.
@@ -148,6 +148,32 @@ describe("the tool-registry's and agent's PostgreSQL restarts", () => {
       expect(() => process.kill(pid!, 0), name).not.toThrow();
     }
     for (const name of STATEFUL) expect((await fetch(`${system.get(name).url}/healthz`)).status, name).toBe(200);
+  }, 60_000);
+});
+
+describe("a run whose answer comes while its database is away", () => {
+  it("is answered unavailable, and recorded failed once the database is back (not left running)", async () => {
+    let answer: (reply: { content: string }) => void = () => undefined;
+    llm.script("held answer", [() => new Promise((resolve) => (answer = resolve))]);
+    const asking = ask("held answer");
+    await waitFor(() => llm.requestsFor("held answer").length === 1, { timeoutMs: 10_000, description: "the run's LLM call" });
+    await stateServer.halt();
+    answer({ content: "too late to record" });
+    const reply = (await asking).body;
+    expect(reply).toMatchObject({
+      message_type: "error",
+      error: { type: "unavailable", message: "the database cannot be reached (ECONNREFUSED); retry shortly" },
+    });
+    await stateServer.resume();
+    const run = await waitFor(
+      async () => {
+        const read = (await readRun(reply.run_id as string)).body.run as { status: string; error: string } | undefined;
+        return read?.status === "failed" ? read : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 250, description: "the run recorded failed" },
+    );
+    expect(run.error).toBe("the database cannot be reached (ECONNREFUSED); retry shortly");
+    expect(system.get("agent").logs).toMatch(/recorded how a run ended, kept while the database was away/);
   }, 60_000);
 });
 

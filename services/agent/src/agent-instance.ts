@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
+import type { RunEnds } from "./run-ends.js";
 import type { RunStore } from "./run-store/index.js";
 
 export interface AgentInstanceOptions {
   store: RunStore;
+  /** Runs' ends the database could not take yet: written again on every beat, and before retiring. */
+  ends?: RunEnds;
   logger: Logger;
   /** AGENT_HEARTBEAT_INTERVAL_MS: how often this instance says it is alive, and looks for orphaned runs. */
   heartbeatMs: number;
@@ -44,6 +47,8 @@ export class AgentInstance {
   /** After in-flight runs finished: fails any this instance still has running, and leaves the record. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    // Their own ends first: retiring would record them as cut off by the shutdown.
+    await this.options.ends?.retry();
     const cut = await this.options.store.retire();
     if (cut.length > 0)
       this.options.logger.warn({ instance: this.id, runs: cut.map((r) => r.run_id) }, "runs still running at shutdown were failed");
@@ -54,6 +59,7 @@ export class AgentInstance {
     try {
       const now = Date.now();
       await store.heartbeat(now);
+      await this.options.ends?.retry();
       const orphans = await store.failOrphanedRuns(now - staleAfterMs, now);
       for (const run of orphans)
         logger.warn(

@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import { TraceAttr, type TraceContext, type TraceScope, traced, tracedStream } from "@toolmesh/base";
-import type { CatalogRevision, CatalogTool } from "@toolmesh/schema";
+import { type CatalogRevision, type CatalogTool, ErrorType, ServiceError } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
 import { type RunUsage, UsageTally } from "./llm/usage-tally.js";
+import type { RunEnds } from "./run-ends.js";
 import type { RunStore } from "./run-store/index.js";
 import { RunSteps } from "./run-steps.js";
 import { ToolCallProblem, type ToolInvoker } from "./tool-invoker.js";
@@ -32,6 +33,8 @@ export interface AgentLoopOptions {
   model: ChatModel;
   invoker: ToolInvoker;
   store: RunStore;
+  /** Where a failed run's end is kept when the database cannot take it (written again later). */
+  ends: RunEnds;
   mode: "native" | "react";
   maxIterations: number;
   logger: Logger;
@@ -118,12 +121,14 @@ export class AgentLoop {
       throw new Error(`stopped after ${maxIterations} iterations without a final answer (AGENT_MAX_ITERATIONS)`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const cut = err instanceof RunCutShort;
-      scope.setOutcome(cut ? "cut-short" : "error", cut ? "unavailable" : "agent-error");
-      await input.steps.record({ kind: "error", content: message, tool: null, arguments: null, duration_ms: null });
+      // Cut short by the wind-down, or its database went away: either way the caller may ask again.
+      const retry = err instanceof RunCutShort || (err instanceof ServiceError && err.type === ErrorType.unavailable);
+      scope.setOutcome(err instanceof RunCutShort ? "cut-short" : "error", retry ? "unavailable" : "agent-error");
+      // The run's record may be what failed: the error step is best effort, the end is kept until written.
+      await input.steps.record({ kind: "error", content: message, tool: null, arguments: null, duration_ms: null }).catch(() => undefined);
       input.steps.end();
-      await store.finish(input.runId, { error: message });
-      yield { kind: "error", content: message, usage: input.usage.total, ...(cut ? { errorType: "unavailable" } : {}) };
+      await this.options.ends.recordOrKeep(input.runId, { error: message });
+      yield { kind: "error", content: message, usage: input.usage.total, ...(retry ? { errorType: ErrorType.unavailable } : {}) };
     } finally {
       done();
     }

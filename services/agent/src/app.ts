@@ -15,6 +15,7 @@ import type { AgentEnv } from "./env.js";
 import { NO_LLM_MESSAGE, createAgentHandler } from "./handlers/agent-request.js";
 import { createRunsHandler } from "./handlers/agent-runs-request.js";
 import { OpenAiChatModel } from "./llm/chat-model.js";
+import { RunEnds } from "./run-ends.js";
 import { type RunStore, openRunStore } from "./run-store/index.js";
 import { ToolInvoker } from "./tool-invoker.js";
 
@@ -27,9 +28,11 @@ export const SERVICE_ID = "agent";
 export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promise<{ store: RunStore }> {
   const store = await openRunStore(env, newInstanceId());
   runtime.logger.info({ store: store.location, instance: store.instanceId }, "run store opened");
+  const ends = new RunEnds(store, runtime.logger.child({ component: "runs" }));
   // Before serving: runs that a killed instance left `running` are failed (once its heartbeat is stale).
   const instance = new AgentInstance({
     store,
+    ends,
     logger: runtime.logger.child({ component: "instance" }),
     heartbeatMs: env.AGENT_HEARTBEAT_INTERVAL_MS,
     staleAfterMs: env.AGENT_INSTANCE_STALE_MS,
@@ -60,6 +63,7 @@ export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promis
         model,
         invoker,
         store,
+        ends,
         mode: env.AGENT_TOOL_MODE,
         maxIterations: env.AGENT_MAX_ITERATIONS,
         logger: runtime.logger.child({ component: "loop" }),

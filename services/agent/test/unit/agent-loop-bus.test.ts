@@ -5,9 +5,10 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv, type ServiceRuntime } from "@toolmesh/base";
 import { MemoryBus, Shouter, shoutRevision } from "@toolmesh/base/testing";
-import { type CatalogTool, McpToolRequest, type McpToolResponse, ServiceName, queueTopic } from "@toolmesh/schema";
+import { type CatalogTool, ErrorType, McpToolRequest, type McpToolResponse, ServiceError, ServiceName, queueTopic } from "@toolmesh/schema";
 import { type AgentEvent, AgentLoop } from "../../src/agent-loop.js";
 import type { ChatMessage, ChatModel, Completion, CompletionOptions, ToolSpec } from "../../src/llm/chat-model.js";
+import { RunEnds } from "../../src/run-ends.js";
 import { type RunStore, SqliteRunStore } from "../../src/run-store/index.js";
 import { ToolInvoker } from "../../src/tool-invoker.js";
 import { requestTopic, responseTopic, waitFor } from "@toolmesh/test-support";
@@ -56,6 +57,7 @@ const loopOf = (model: ChatModel, windDown?: AbortSignal) =>
     model,
     invoker,
     store,
+    ends: new RunEnds(store, pino({ level: "silent" })),
     mode: "native",
     maxIterations: 5,
     logger: pino({ level: "silent" }),
@@ -204,6 +206,7 @@ describe("AgentLoop on the in-memory bus", () => {
       model,
       invoker: completionInvoker,
       store,
+      ends: new RunEnds(store, pino({ level: "silent" })),
       mode: "native",
       maxIterations: 5,
       logger: pino({ level: "silent" }),
@@ -233,6 +236,48 @@ describe("AgentLoop on the in-memory bus", () => {
       { kind: "error", content: "LLM call failed: the script has no more turns", usage: { inTokens: null, outTokens: null, model: null } },
     ]);
     expect(await store.get("r2")).toMatchObject({ status: "failed", error: "LLM call failed: the script has no more turns" });
+  });
+
+  it("a run whose database goes away before its answer is recorded: answered unavailable, its end written once it is back", async () => {
+    // The shared store, its writes failing while `down` (as reportUnreachableDatabase answers a lost PostgreSQL).
+    let down = false;
+    const unreachable = "the database cannot be reached (ECONNREFUSED); retry shortly";
+    const flaky = new Proxy(store, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) =>
+          down && (property === "step" || property === "finish")
+            ? Promise.reject(new ServiceError(ErrorType.unavailable, unreachable))
+            : (value as (...a: unknown[]) => unknown).apply(target, args);
+      },
+    });
+    const ends = new RunEnds(flaky, pino({ level: "silent" }));
+    const script = new ScriptedModel([
+      { content: null, toolCalls: [{ id: "c1", name: "shout", arguments: '{"text": "hi"}' }] },
+      { content: "It says HI!", toolCalls: [] },
+    ]);
+    // The database goes away while the model writes its answer.
+    const model: ChatModel = {
+      complete: async (messages, options) => {
+        if (script.seen.length === 1) down = true;
+        return script.complete(messages, options);
+      },
+    };
+    const loop = new AgentLoop({ model, invoker, store: flaky, ends, mode: "native", maxIterations: 5, logger: pino({ level: "silent" }) });
+    await store.begin({ run_id: "r9", user: "fay", question: "?", catalog_revision: 3, catalog_hash: "h3", tools_offered: ["shout"] });
+    const events: AgentEvent[] = [];
+    for await (const event of loop.run({ runId: "r9", user: "fay", question: "?", revision })) events.push(event);
+    expect(events.at(-1)).toMatchObject({ kind: "error", content: unreachable, errorType: "unavailable" });
+    expect(await store.get("r9")).toMatchObject({ status: "running" });
+    expect(ends.pending).toBe(1);
+
+    await ends.retry();
+    expect(ends.pending).toBe(1);
+    down = false;
+    await ends.retry();
+    expect(ends.pending).toBe(0);
+    expect(await store.get("r9")).toMatchObject({ status: "failed", error: unreachable });
   });
 });
 
