@@ -107,10 +107,15 @@ describe("the tool-registry's and agent's PostgreSQL restarts", () => {
     expect((run.body.error as { message: string }).message).toBe(
       "cannot get the tool catalog: tool registry: the database cannot be reached (ECONNREFUSED); retry shortly",
     );
-    expect((await readRun(runBefore)).body.error).toEqual({
+    const unread = await readRun(runBefore);
+    expect(unread.status).toBe(503);
+    expect(unread.body.error).toEqual({
       type: "unavailable",
       message: "the database cannot be reached (ECONNREFUSED); retry shortly",
     });
+    const catalog = await fetch(`${system.get("tool-registry").url}/tools/catalog`);
+    expect(catalog.status).toBe(503);
+    expect(((await catalog.json()) as { error: { type: string } }).error.type).toBe("unavailable");
     // Config's own database is up: the put is acknowledged, and the registry's refresh for it fails.
     expect((await putTool("told-during-outage")).body).toMatchObject({ version: expect.any(Number) });
     const told = await joke();

@@ -97,8 +97,13 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   app.setNotFoundHandler(async (_request, reply) => reply.status(404).send(new ServiceError(ErrorType.notFound, "no such route").body));
 
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
-    // A route's own refusal (not found, bad request, unauthorized): its type, message and status as thrown.
-    if (error instanceof ServiceError && error.status < 500) return reply.status(error.status).send(error.body);
+    // A route's own refusal (not found, bad request, unauthorized), or a retry-later (`unavailable`,
+    // `overloaded`: e.g. its database cannot be reached): its type, message and status as thrown. Those
+    // messages are written for the caller; any other 5xx's may carry internals, so it is only logged.
+    if (error instanceof ServiceError && (error.status < 500 || error.status === 503)) {
+      if (error.status === 503) request.log.warn({ err: error, url: request.url }, "request answered unavailable");
+      return reply.status(error.status).send(error.body);
+    }
     const status = error.statusCode ?? 500;
     if (status >= 500) {
       request.log.error({ err: error, url: request.url }, "request failed");

@@ -1,12 +1,19 @@
 import { connect } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorType, ServiceError } from "@toolmesh/schema";
 import { ServiceMetrics, connectionTimeoutFor, createHttpServer } from "../../src/index.js";
 
 // Issue 12, item 12: fastify's own 414/400 answers had fastify's body shape and echoed the path; Node's
 // parser errors (431, 400) likewise. Every answer uses `error: {type, message}`.
 const app = createHttpServer({ logger: pino({ level: "silent" }), metrics: new ServiceMetrics("http-test"), readiness: new Map() });
 app.post("/flow/:flow/service/:service", async (request) => ({ params: request.params }));
+app.get("/database-away", async () => {
+  throw new ServiceError(ErrorType.unavailable, "the database cannot be reached (ECONNREFUSED); retry shortly");
+});
+app.get("/broken", async () => {
+  throw new ServiceError(ErrorType.internal, "relation registry_revisions at 10.0.0.5 is corrupt");
+});
 let address = "";
 
 beforeAll(async () => {
@@ -46,6 +53,17 @@ describe("error answers of the HTTP server itself", () => {
       error: { type: "bad-request", message: "the request path is not a valid URL (bad percent-encoding)" },
     });
     expect(text).not.toContain("%zz");
+  });
+
+  it("503 with its own message for a route's retry-later; any other 5xx as a bare internal error", async () => {
+    const away = await fetch(`${address}/database-away`);
+    expect(away.status).toBe(503);
+    expect(await away.json()).toEqual({
+      error: { type: "unavailable", message: "the database cannot be reached (ECONNREFUSED); retry shortly" },
+    });
+    const broken = await fetch(`${address}/broken`);
+    expect(broken.status).toBe(500);
+    expect(await broken.json()).toEqual({ error: { type: "internal-error", message: "internal error; see the service log" } });
   });
 
   it("404 in the error shape", async () => {
