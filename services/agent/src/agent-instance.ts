@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
+import { FailureStreak } from "@toolmesh/base";
 import type { RunEnds } from "./run-ends.js";
 import type { RunStore } from "./run-store/index.js";
 
@@ -27,6 +28,8 @@ export function newInstanceId(): string {
  */
 export class AgentInstance {
   private timer: NodeJS.Timeout | undefined;
+  // A database away for minutes fails every beat: one warning, one error at the third, then quiet.
+  private readonly failures = new FailureStreak(3);
 
   constructor(private readonly options: AgentInstanceOptions) {}
 
@@ -66,9 +69,12 @@ export class AgentInstance {
           { run_id: run.run_id, gone: run.instance_id, reason: run.reason },
           "failed a run left running by a gone agent instance",
         );
+      const streak = this.failures.succeeded();
+      if (streak) logger.info({ failures: streak.failures, since: streak.since }, "agent instance heartbeat back");
     } catch (err) {
       // A busy or failing database must not stop the process; the next beat tries again.
-      logger.error({ err }, "agent instance heartbeat failed");
+      const level = this.failures.failed(err instanceof Error ? err.message : String(err));
+      logger[level]({ err, failures: this.failures.failures }, "agent instance heartbeat failed");
     }
   }
 }

@@ -1,5 +1,5 @@
 import { type PulsarClient, RequestClient, type TraceContext } from "@toolmesh/pulsar";
-import { type CatalogRevision, ServiceName, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
+import { type CatalogRevision, ServiceError, ServiceName, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** Asks the tool registry for the revision a run uses; revisions never change, so each is fetched once. */
 export class CatalogClient {
@@ -28,7 +28,8 @@ export class CatalogClient {
       pinned !== null ? { operation: "get-revision", revision_number: pinned } : { operation: "current" },
       { trace },
     );
-    if (reply.error) throw new Error(`tool registry: ${reply.error.message}`);
+    // The registry's error type goes along (`unavailable`: the caller may ask again).
+    if (reply.error) throw new ServiceError(reply.error.type, `tool registry: ${reply.error.message}`);
     if (!reply.revision) throw new Error("tool registry answered without a revision");
     this.cache.set(reply.revision.revision_number, reply.revision);
     return reply.revision;

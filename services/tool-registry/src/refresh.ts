@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { type ConfigView, TraceAttr, traced } from "@toolmesh/base";
+import { type ConfigView, FailureStreak, TraceAttr, traced } from "@toolmesh/base";
 import { ConfigType, type CatalogRevision, type SourceStatus, ToolSourceDescriptor, type TopicLayout } from "@toolmesh/schema";
 import { catalogHash } from "./catalog/hashing.js";
 import { type SourceTools, mergeSources } from "./catalog/merge.js";
@@ -51,6 +51,8 @@ export class CatalogRefresher {
   private running: Promise<RefreshResult> | undefined;
   private queued: Promise<RefreshResult> | undefined;
   private readonly retry: RefreshRetry | undefined;
+  // Failures in a row (retries of one cause, say its database away): one warning, one error at the third.
+  private readonly failures = new FailureStreak(3);
 
   constructor(private readonly deps: CatalogRefresherDeps) {
     const maxMs = deps.retryMaxMs ?? 0;
@@ -72,11 +74,15 @@ export class CatalogRefresher {
         .then(
           (result) => {
             this.retry?.succeeded();
+            const streak = this.failures.succeeded();
+            if (streak) this.deps.logger.info({ failures: streak.failures, since: streak.since }, "catalog refresh back");
             return result;
           },
           (err: unknown) => {
             const retryInMs = this.retry?.failed();
-            this.deps.logger.error({ err, reason, ...(retryInMs !== undefined ? { retryInMs } : {}) }, "catalog refresh failed");
+            const level = this.failures.failed(err instanceof Error ? err.message : String(err));
+            const fields = { err, reason, failures: this.failures.failures, ...(retryInMs !== undefined ? { retryInMs } : {}) };
+            this.deps.logger[level](fields, "catalog refresh failed");
             throw err;
           },
         )

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestContext } from "@toolmesh/pulsar";
-import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType } from "@toolmesh/schema";
+import { type AgentRequest, type AgentResponse, inToolGroups, ErrorType, ServiceError } from "@toolmesh/schema";
 import type { AgentLoop } from "../agent-loop.js";
 import type { RunUsage } from "../llm/usage-tally.js";
 import type { CatalogClient } from "../catalog-client.js";
@@ -57,7 +57,9 @@ export function createAgentHandler({ catalog, store, loop }: AgentHandlerDeps) {
         // The request's `group` narrows the tools offered (and recorded) to those groups.
         revision = { ...whole, tools: whole.tools.filter((tool) => inToolGroups(tool, request.group)) };
       } catch (err) {
-        yield errorReply(`cannot get the tool catalog: ${(err as Error).message}`, null, request.catalog_revision);
+        // A registry that answered `unavailable` (its database away, say): the caller may ask again.
+        const type = err instanceof ServiceError && err.type === ErrorType.unavailable ? ErrorType.unavailable : ErrorType.agentError;
+        yield errorReply(`cannot get the tool catalog: ${(err as Error).message}`, null, request.catalog_revision, undefined, type);
         return;
       }
       const runId = randomUUID();
