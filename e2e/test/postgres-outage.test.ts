@@ -71,7 +71,19 @@ async function soonAfterRestart(send: () => Promise<Reply>): Promise<Reply> {
   }
 }
 
-const STATEFUL = ["tool-registry", "agent"];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const STATEFUL = ["tool-registry", "agent", "agent-b"];
+const AGENTS = ["agent", "agent-b"];
+
+/** An agent replica on the state database: beats every 0.5 s, and counts another as gone after 2 s. */
+const agentEnv = () => ({
+  DATABASE_URL: stateServer.url,
+  OPENAI_BASE_URL: llm.url,
+  OPENAI_MODEL: "scripted",
+  AGENT_HEARTBEAT_INTERVAL_MS: "500",
+  AGENT_INSTANCE_STALE_MS: "2000",
+});
 const pids = new Map<string, number | undefined>();
 let runBefore: string;
 
@@ -83,12 +95,14 @@ beforeAll(async () => {
     ["config", { DATABASE_URL: configServer.url }],
     // Retries after a failed refresh wait 1 s, then 2 s at most (30 s by default), so the test is short.
     ["tool-registry", { DATABASE_URL: stateServer.url, REGISTRY_REFRESH_INTERVAL_MS: "0", REGISTRY_REFRESH_RETRY_MAX_MS: "2000" }],
-    ["agent", { DATABASE_URL: stateServer.url, OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted", AGENT_HEARTBEAT_INTERVAL_MS: "500" }],
+    ["agent", agentEnv()],
     ["joke-service", {}],
     // Shorter than the driver's own reconnect backoff (up to 20 s), which a request after the restart
-    // used to wait out.
-    ["api-gateway", { GATEWAY_REQUEST_TIMEOUT_MS: "8000", GATEWAY_AGENT_TIMEOUT_MS: "8000" }],
+    // used to wait out (runs may take longer: one test holds them across an outage).
+    ["api-gateway", { GATEWAY_REQUEST_TIMEOUT_MS: "8000", GATEWAY_AGENT_TIMEOUT_MS: "20000" }],
   ]);
+  // A second agent replica: across an outage each must not take the other for gone.
+  await system.add("agent-b", "agent", agentEnv());
   for (const name of system.services.keys()) pids.set(name, system.get(name).pid);
   // The joke-service as a configured tool service (the gateway routes to it by this descriptor).
   const descriptor = { id: "joke-service", topic: "joke", "config-params": [{ name: "style", required: true }] };
@@ -169,7 +183,7 @@ describe("the tool-registry's and agent's PostgreSQL restarts", () => {
         .get(service)
         .logs.split("\n")
         .filter((line) => line.includes(`"msg":"${message}"`) && /"level":(40|50)/.test(line)).length;
-    expect(loud("agent", "agent instance heartbeat failed")).toBeLessThanOrEqual(2);
+    for (const agent of AGENTS) expect(loud(agent, "agent instance heartbeat failed"), agent).toBeLessThanOrEqual(2);
     expect(loud("tool-registry", "catalog refresh failed")).toBeLessThanOrEqual(2);
     await waitFor(() => system.get("agent").logs.includes('"msg":"agent instance heartbeat back"'), {
       timeoutMs: 5_000,
@@ -206,7 +220,28 @@ describe("a run whose answer comes while its database is away", () => {
       { timeoutMs: 15_000, intervalMs: 250, description: "the run recorded failed" },
     );
     expect(run.error).toBe("the database cannot be reached (ECONNREFUSED); retry shortly");
-    expect(system.get("agent").logs).toMatch(/recorded how a run ended, kept while the database was away/);
+    // On whichever replica ran it.
+    expect(AGENTS.map((agent) => system.get(agent).logs).join("\n")).toMatch(/recorded how a run ended, kept while the database was away/);
+  }, 60_000);
+});
+
+describe("two agent replicas across an outage longer than AGENT_INSTANCE_STALE_MS", () => {
+  it("neither takes the other for gone: runs waiting on the LLM through it are answered and recorded answered", async () => {
+    const releases: Array<() => void> = [];
+    llm.script("through the restart", [() => new Promise((resolve) => releases.push(() => resolve({ content: "made it" })))]);
+    const asking = [0, 1, 2, 3].map((i) => ask(`through the restart ${i}`));
+    await waitFor(() => releases.length === 4, { timeoutMs: 10_000, description: "four runs at the LLM" });
+    await stateServer.halt();
+    // Longer than the 2 s stale period: when the database is back, every instance's last beat is old.
+    await sleep(3_000);
+    await stateServer.resume();
+    // Several beats of each replica, long enough for one to fail the other's runs as orphaned.
+    await sleep(3_000);
+    releases.forEach((release) => release());
+    const replies = await Promise.all(asking);
+    for (const reply of replies) expect(reply.body).toMatchObject({ message_type: "answer", content: "made it" });
+    for (const reply of replies) expect((await readRun(reply.body.run_id as string)).body.run).toMatchObject({ status: "answered" });
+    for (const agent of AGENTS) expect(system.get(agent).logs, agent).not.toContain("failed a run left running by a gone agent instance");
   }, 60_000);
 });
 

@@ -30,6 +30,8 @@ export class AgentInstance {
   private timer: NodeJS.Timeout | undefined;
   // A database away for minutes fails every beat: one warning, one error at the third, then quiet.
   private readonly failures = new FailureStreak(3);
+  // When others' runs may be judged orphaned again (see beat()).
+  private judgeOthersFrom = 0;
 
   constructor(private readonly options: AgentInstanceOptions) {}
 
@@ -62,15 +64,22 @@ export class AgentInstance {
     try {
       const now = Date.now();
       await store.heartbeat(now);
-      await this.options.ends?.retry();
-      const orphans = await store.failOrphanedRuns(now - staleAfterMs, now);
-      for (const run of orphans)
-        logger.warn(
-          { run_id: run.run_id, gone: run.instance_id, reason: run.reason },
-          "failed a run left running by a gone agent instance",
-        );
       const streak = this.failures.succeeded();
-      if (streak) logger.info({ failures: streak.failures, since: streak.since }, "agent instance heartbeat back");
+      if (streak) {
+        logger.info({ failures: streak.failures, since: streak.since }, "agent instance heartbeat back");
+        // While the database was away nobody could beat: the others' heartbeats are as old as the outage,
+        // though they live. They get a whole stale period to beat again before their runs are judged.
+        this.judgeOthersFrom = now + staleAfterMs;
+      }
+      await this.options.ends?.retry();
+      if (now >= this.judgeOthersFrom) {
+        const orphans = await store.failOrphanedRuns(now - staleAfterMs, now);
+        for (const run of orphans)
+          logger.warn(
+            { run_id: run.run_id, gone: run.instance_id, reason: run.reason },
+            "failed a run left running by a gone agent instance",
+          );
+      }
     } catch (err) {
       // A busy or failing database must not stop the process; the next beat tries again.
       const level = this.failures.failed(err instanceof Error ? err.message : String(err));
