@@ -3,11 +3,13 @@ import { type EmbeddedPostgresServer, ScriptedLlm, startEmbeddedPostgres, waitFo
 import { System } from "./system.js";
 import { trustGraphCli } from "./trustgraph-cli.js";
 
-// A PostgreSQL restart while the system runs: tool-registry and agent keep their state on one server,
-// config on another (each service may have its own database), and the first is stopped (a fast shutdown:
-// its connections are cut) and started again. Meanwhile every request gets a prompt error reply and
-// nothing else stops serving; afterwards the services serve again at once, with no restart of theirs, and
-// a tool put while the registry could not refresh reaches the catalog by itself.
+// PostgreSQL restarts while the system runs: tool-registry and two agent replicas keep their state on one
+// server, config on another (each service may have its own database), and each is stopped (a fast
+// shutdown: its connections are cut) and started again. Meanwhile every request gets a prompt error reply
+// and nothing else stops serving; afterwards the services serve again within seconds, with no restart of
+// theirs: a tool put while the registry could not refresh reaches the catalog by itself, a run whose end
+// came during the outage is recorded, and runs held across an outage longer than the agents' stale period
+// are answered and recorded answered (neither replica takes the other for gone).
 const system = new System();
 const llm = new ScriptedLlm();
 let stateServer: EmbeddedPostgresServer;
@@ -57,6 +59,8 @@ const catalogTools = async () => {
   return (catalog.tools ?? []).map((t) => t.name);
 };
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * The first reply to `send` that is not `unavailable`, asking again for up to 6 s after a database came
  * back (the pools try it again within 2 s; the driver's own backoff waited up to 20 s).
@@ -67,11 +71,9 @@ async function soonAfterRestart(send: () => Promise<Reply>): Promise<Reply> {
     const reply = await send();
     const type = (reply.body.error as { type?: string } | null | undefined)?.type;
     if (type !== "unavailable" || performance.now() > deadline) return reply;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const STATEFUL = ["tool-registry", "agent", "agent-b"];
 const AGENTS = ["agent", "agent-b"];
