@@ -1,20 +1,22 @@
 import { ErrorType, ServiceError } from "@toolmesh/schema";
 
 /**
- * Codes that say the database cannot be reached now, or went away under a query: Node's socket errors,
- * the `postgres` driver's connection errors, and PostgreSQL's SQLSTATEs for a server shutting down,
- * starting up or out of connections. Class 08 (connection exceptions) is matched by its prefix.
+ * Codes of a connection that could not be opened: the host refuses, does not resolve or does not answer
+ * in time (Node's codes, and the driver's for its connect timeout). At start they mean DATABASE_URL or
+ * its server is wrong (database.ts); later, that the database is away.
  */
-const UNREACHABLE = new Set([
-  "ECONNREFUSED",
+export const CONNECT_FAILURES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ETIMEDOUT", "CONNECT_TIMEOUT"] as const;
+
+/**
+ * Codes that say the database cannot be reached now, or went away under a query: the connect failures,
+ * sockets cut, the `postgres` driver's connection errors, and PostgreSQL's SQLSTATEs for a server shutting
+ * down, starting up or out of connections. Class 08 (connection exceptions) is matched by its prefix.
+ */
+const UNREACHABLE = new Set<string>([
+  ...CONNECT_FAILURES,
   "ECONNRESET",
   "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
   "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "CONNECT_TIMEOUT",
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",

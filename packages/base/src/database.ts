@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { z } from "zod";
 import { TLS_SETTINGS_ERRORS, driverConnection, sslParameterProblem, tlsHint } from "./database-tls.js";
+import { CONNECT_FAILURES } from "./database-outage.js";
 import { StartupError } from "./startup-error.js";
 
 /**
@@ -8,19 +9,7 @@ import { StartupError } from "./startup-error.js";
  * does not resolve or does not answer in time, the credentials or the database name are wrong, the role
  * may not create tables. Node's codes, then PostgreSQL's SQLSTATEs.
  */
-const SETTINGS_ERRORS = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ETIMEDOUT",
-  "CONNECT_TIMEOUT",
-  "28P01",
-  "28000",
-  "3D000",
-  "42501",
-  ...TLS_SETTINGS_ERRORS,
-]);
+const SETTINGS_ERRORS = new Set<string>([...CONNECT_FAILURES, "28P01", "28000", "3D000", "42501", ...TLS_SETTINGS_ERRORS]);
 
 /** A PostgreSQL connection pool (porsager's `postgres` driver). */
 export type Sql = postgres.Sql;
