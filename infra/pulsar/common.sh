@@ -23,6 +23,10 @@ if [[ -z "${PULSAR_VERSION:-}" ]]; then
   # Single source of truth for the version: the <pulsar.version> property in pom.xml.
   PULSAR_VERSION="$(sed -n 's:.*<pulsar.version>\(.*\)</pulsar.version>.*:\1:p' "$PULSAR_DIR/pom.xml" | head -n 1)"
 fi
+if [[ -z "${PULSAR_BOOKKEEPER_VERSION:-}" ]]; then
+  # The BookKeeper the broker runs on (pom.xml says why it is not Pulsar's own choice).
+  PULSAR_BOOKKEEPER_VERSION="$(sed -n 's:.*<bookkeeper.version>\(.*\)</bookkeeper.version>.*:\1:p' "$PULSAR_DIR/pom.xml" | head -n 1)"
+fi
 
 INSTANCE_FILE="$PULSAR_HOME/instance.env"
 PID_FILE="$PULSAR_HOME/pulsar.pid"
@@ -77,7 +81,7 @@ BROKER_URL="pulsar://127.0.0.1:$PULSAR_BROKER_PORT"
 BROKER_TLS_URL="${PULSAR_BROKER_TLS_PORT:+pulsar+ssl://127.0.0.1:$PULSAR_BROKER_TLS_PORT}"
 WEB_TLS_URL="${PULSAR_WEB_TLS_PORT:+https://127.0.0.1:$PULSAR_WEB_TLS_PORT}"
 WSS_URL="${PULSAR_WEB_TLS_PORT:+wss://127.0.0.1:$PULSAR_WEB_TLS_PORT/ws/v2}"
-BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION"
+BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION-bk$PULSAR_BOOKKEEPER_VERSION"
 
 # Security material of the instance (made by start.sh when asked for, kept across restarts).
 AUTH_DIR="$PULSAR_HOME/auth"      # secret.key or private.key + public.key, and admin.token (subject "admin")

@@ -56,7 +56,8 @@ if pulsar_ready; then
 fi
 
 require_java
-ensure_jars "$PULSAR_DIR/pom.xml" "$BROKER_LIB" "org.apache.pulsar:pulsar-broker:$PULSAR_VERSION"
+ensure_jars "$PULSAR_DIR/pom.xml" "$BROKER_LIB" "org.apache.pulsar:pulsar-broker:$PULSAR_VERSION (BookKeeper $PULSAR_BOOKKEEPER_VERSION)" \
+  -Dbookkeeper.version="$PULSAR_BOOKKEEPER_VERSION"
 
 # --- Launch (unless a JVM from an interrupted start.sh is still booting) --------------------------
 t0="$(now_ms)"
