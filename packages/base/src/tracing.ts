@@ -12,7 +12,7 @@ import {
   SimpleSpanProcessor,
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
-import { setRootSampling, setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
+import { setPlainTraceparent, setRootSampling, setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
 import { type BaseEnv, DEFAULT_TRACE_PROPAGATORS, type TracePropagator, type TracesSampler } from "./env.js";
 import { type SamplingSetup, samplingFor } from "./trace-sampling.js";
 
@@ -81,6 +81,11 @@ function exporterFor(settings: TracingSettings): SpanExporter {
   return settings.protocol === "http/json" ? new OtlpJsonExporter({ url: settings.url }) : new OtlpProtobufExporter({ url: settings.url });
 }
 
+/** Whether the propagators are W3C trace context, with or without baggage, and no other (see setPlainTraceparent). */
+function onlyW3C(propagators: TracePropagator[]): boolean {
+  return propagators.includes("tracecontext") && propagators.every((name) => name === "tracecontext" || name === "baggage");
+}
+
 /**
  * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the propagators
  * OTEL_PROPAGATORS names: W3C trace context and baggage by default), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
@@ -94,6 +99,7 @@ export class Tracing {
     private readonly sampler: TracesSampler,
     private readonly sampling: SamplingSetup,
     private readonly propagator: TextMapPropagator,
+    private readonly plainTraceparent: boolean,
   ) {}
 
   /**
@@ -118,7 +124,8 @@ export class Tracing {
       ...(sampling.sampler ? { sampler: sampling.sampler } : {}),
       ...(sampling.idGenerator ? { idGenerator: sampling.idGenerator } : {}),
     });
-    const tracing = new Tracing(provider, settings.sampler, sampling, propagatorFor(settings.propagators ?? DEFAULT_TRACE_PROPAGATORS));
+    const propagators = settings.propagators ?? DEFAULT_TRACE_PROPAGATORS;
+    const tracing = new Tracing(provider, settings.sampler, sampling, propagatorFor(propagators), onlyW3C(propagators));
     tracing.register();
     return tracing;
   }
@@ -128,6 +135,7 @@ export class Tracing {
     this.provider.register({ contextManager: null, propagator: this.propagator });
     setUnsampledParentsStayUnsampled(unsampledParentsStayUnsampled(this.sampler));
     setRootSampling(this.sampling.roots);
+    setPlainTraceparent(this.plainTraceparent);
   }
 
   /** Turns tracing off again without stopping this SDK (register() turns it back on); the bench compares both. */
@@ -137,6 +145,7 @@ export class Tracing {
     context.disable();
     setUnsampledParentsStayUnsampled(false);
     setRootSampling(undefined);
+    setPlainTraceparent(false);
   }
 
   /** Exports what is still buffered. */

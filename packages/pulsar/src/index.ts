@@ -34,6 +34,7 @@ export {
   TraceScope,
   extractTraceContext,
   injectTraceContext,
+  setPlainTraceparent,
   setRootSampling,
   setUnsampledParentsStayUnsampled,
   topicName,
@@ -43,3 +44,4 @@ export {
   type TraceContext,
   type TraceOptions,
 } from "./tracing.js";
+export { UnsampledSpan } from "./unsampled-trace.js";

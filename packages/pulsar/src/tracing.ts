@@ -13,6 +13,7 @@ import {
   propagation,
   trace,
 } from "@opentelemetry/api";
+import { UnsampledSpan } from "./unsampled-trace.js";
 
 /**
  * toolmesh's spans, through the OpenTelemetry API only: with no SDK registered (tracing off, the default)
@@ -118,6 +119,7 @@ export function setUnsampledParentsStayUnsampled(on: boolean): void {
  */
 function unsampledParent(parent: Context): Span | undefined {
   const span = trace.getSpan(parent);
+  if (span instanceof UnsampledSpan) return span;
   if (span === undefined || span.isRecording()) return undefined;
   const spanContext = span.spanContext();
   return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && spanContext.traceId !== INVALID_TRACEID ? span : undefined;
@@ -153,7 +155,7 @@ function open(name: string, options: TraceOptions): TraceScope {
     const traceId = rootSampling.newTraceId();
     const span = rootSampling.sampled(traceId)
       ? rootSampling.startWithTraceId(traceId, () => tracer().startSpan(name, spanOptions(options), parent))
-      : trace.wrapSpanContext({ traceId, spanId: rootSampling.newSpanId(), traceFlags: TraceFlags.NONE });
+      : UnsampledSpan.root(traceId, rootSampling.newSpanId());
     return new TraceScope(span, trace.setSpan(parent, span));
   }
   if (unsampledParentsStayUnsampled) {
@@ -217,8 +219,29 @@ export async function* tracedStream<T>(
   }
 }
 
+// Whether the registered propagators are W3C trace context (and baggage) alone, so an unsampled trace's
+// `traceparent` may be passed on as text (UnsampledSpan). base's Tracing sets it from OTEL_PROPAGATORS.
+let plainTraceparent = false;
+
+/**
+ * Tells the helpers that the propagators are W3C trace context, with or without baggage, and nothing else:
+ * an unsampled trace's `traceparent` is then read and written as text, not through the propagators (what
+ * they would write is the same text). Leave it off with any other propagator (B3, Jaeger), which must see
+ * every call.
+ */
+export function setPlainTraceparent(on: boolean): void {
+  plainTraceparent = on;
+}
+
 /** Writes the active trace context (W3C `traceparent`, `tracestate`) into message properties or HTTP headers. */
 export function injectTraceContext<C extends Record<string, string>>(carrier: C, from: Context = context.active()): C {
+  if (plainTraceparent) {
+    const span = trace.getSpan(from);
+    if (span instanceof UnsampledSpan && propagation.getBaggage(from) === undefined) {
+      (carrier as Record<string, string>).traceparent = span.traceparent;
+      return carrier;
+    }
+  }
   propagation.inject(from, carrier);
   return carrier;
 }
@@ -242,7 +265,7 @@ const anyCaseGetter: TextMapGetter<Carrier> = {
 
 /** The trace context a message (or HTTP request) carries; the root context when it carries none. */
 export function extractTraceContext(carrier: Carrier): Context {
-  return propagation.extract(ROOT_CONTEXT, carrier, anyCaseGetter);
+  return (plainTraceparent ? UnsampledSpan.received(carrier) : undefined) ?? propagation.extract(ROOT_CONTEXT, carrier, anyCaseGetter);
 }
 
 /** The last part of a topic (`non-persistent://tg/request/joke` -> `joke`): short span names. */
