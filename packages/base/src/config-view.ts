@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { Backoff, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
+import { Backoff, FirstContact, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
 import { ConfigPush, ConfigResponse, ServiceName, type TopicLayout } from "@toolmesh/schema";
 import { fetchConfigTypes } from "./config-fetch.js";
 import { FailureStreak } from "./failure-streak.js";
@@ -44,6 +44,8 @@ export function parseItems<S extends z.ZodType>(values: Record<string, string>, 
   return { items, invalid };
 }
 
+const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+
 /**
  * A live, read-only copy of the config types a service cares about: loaded at start, re-read on every
  * push on notify/config and every poll interval, kept at the highest version seen. A reload that keeps
@@ -63,6 +65,8 @@ export class ConfigView {
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly backoff = new Backoff({ initialMs: 250, maxMs: 5_000 });
+  // Short timeouts until config first answers (it may start after this service): see FirstContact.
+  private readonly firstContact: FirstContact;
   private readyWaiters: Array<() => void> = [];
   private readonly streak: FailureStreak;
 
@@ -72,6 +76,7 @@ export class ConfigView {
     private readonly options: ConfigViewOptions,
   ) {
     this.streak = new FailureStreak(options.unreadyAfterFailures ?? 3);
+    this.firstContact = new FirstContact(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   }
 
   /** The first load has succeeded: there is config to serve with (perhaps stale; see readiness()). */
@@ -126,7 +131,7 @@ export class ConfigView {
       ...this.options.topics.pair(ServiceName.config),
       responseSchema: ConfigResponse,
       subscriptionPrefix: `${this.options.subscriber}-config`,
-      timeoutMs: this.options.requestTimeoutMs ?? 5_000,
+      timeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     });
     this.push = await this.pulsar.subscribe(
       {
@@ -182,7 +187,10 @@ export class ConfigView {
     if (this.closed || !this.client) return;
     const client = this.client;
     try {
-      const fetched = await fetchConfigTypes((request) => client.request(request), this.options.workspace ?? "default", this.options.types);
+      const timeoutMs = this.firstContact.timeout();
+      const ask = (request: Parameters<typeof client.request>[0]) => client.request(request, { timeoutMs });
+      const fetched = await fetchConfigTypes(ask, this.options.workspace ?? "default", this.options.types);
+      this.firstContact.answered();
       // A change landed between the per-type reads: keep this copy (every type is at least this version) and read again.
       if (!fetched.consistent) this.again = true;
       this.succeeded();

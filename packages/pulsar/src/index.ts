@@ -1,5 +1,6 @@
 export { ABORTED, unlessAborted } from "./abort.js";
 export { AsyncQueue } from "./async-queue.js";
+export { FirstContact } from "./first-contact.js";
 export { Backoff, type BackoffOptions } from "./backoff.js";
 export { PulsarClient, type HandlerOptions, type MessageHandler, type PulsarClientOptions, type Subscription } from "./client.js";
 export { BrokerDrops, type BrokerDropsOptions } from "./broker-drops.js";

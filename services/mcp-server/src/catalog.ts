@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
+import { FirstContact, type PulsarClient, RequestClient, type Subscription, decodeJson } from "@toolmesh/pulsar";
 import { type CatalogRevision, ErrorType, ServiceName, ToolRegistryPush, ToolRegistryResponse, type TopicLayout } from "@toolmesh/schema";
 
 /** The registry answered that it has no such revision (or no revision at all yet). */
@@ -34,9 +34,13 @@ export class RevisionCatalog {
   private pollTimer: NodeJS.Timeout | undefined;
   private newest = 0;
   private answered = false;
+  // Short timeouts until the registry first answers (it may start after this service): see FirstContact.
+  private readonly timeouts: FirstContact;
   private closed = false;
 
-  constructor(private readonly options: RevisionCatalogOptions) {}
+  constructor(private readonly options: RevisionCatalogOptions) {
+    this.timeouts = new FirstContact(options.timeoutMs);
+  }
 
   async start(): Promise<void> {
     const { pulsar, subscriber, timeoutMs } = this.options;
@@ -64,13 +68,16 @@ export class RevisionCatalog {
 
   /** Asks for the current revision until the registry answers at all (readiness waits for that). */
   private async firstContact(): Promise<void> {
+    let failures = 0;
     while (!this.answered && !this.closed) {
       try {
         await this.current();
       } catch (err) {
         if (this.answered) return;
-        this.options.logger.warn({ reason: (err as Error).message }, "tool registry not reachable yet; retrying");
-        await new Promise((resolve) => setTimeout(resolve, 1_000).unref());
+        // Tries come quickly at first (FirstContact): one warning, the rest at debug; /readyz tells meanwhile.
+        const level = failures++ === 0 ? "warn" : "debug";
+        this.options.logger[level]({ reason: (err as Error).message, failures }, "tool registry not reachable yet; retrying");
+        await new Promise((resolve) => setTimeout(resolve, 250).unref());
       }
     }
   }
@@ -119,8 +126,9 @@ export class RevisionCatalog {
 
   private async ask(request: { operation: "current" } | { operation: "get-revision"; revision_number: number }) {
     if (!this.registry) throw new Error("the revision catalog is not started");
-    const reply = await this.registry.request(request);
+    const reply = await this.registry.request(request, { timeoutMs: this.timeouts.timeout() });
     this.answered = true;
+    this.timeouts.answered();
     if (reply.error) {
       if (reply.error.type === ErrorType.notFound) throw new UnknownRevisionError(reply.error.message);
       throw new Error(`tool registry: ${reply.error.type}: ${reply.error.message}`);
