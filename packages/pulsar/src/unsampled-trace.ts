@@ -23,8 +23,9 @@ export class UnsampledSpan implements Span {
 
   /**
    * The context a message's `traceparent` continues, when it is a plain unsampled one (version 00, flags
-   * 00, valid ids) and the carrier holds no `tracestate` or `baggage` to carry with it; else undefined,
-   * and the propagators read the carrier as usual.
+   * 00, or 02: W3C level 2's "random trace id", which OpenTelemetry's Python SDK sets; valid ids) and the
+   * carrier holds no `tracestate` or `baggage` to carry with it; else undefined, and the propagators read
+   * the carrier as usual.
    */
   static received(carrier: Record<string, string | string[] | undefined>): Context | undefined {
     const traceparent = carrier.traceparent;
@@ -37,7 +38,7 @@ export class UnsampledSpan implements Span {
     return {
       traceId: this.traceparent.slice(3, 35),
       spanId: this.traceparent.slice(36, 52),
-      traceFlags: TraceFlags.NONE,
+      traceFlags: this.traceparent.endsWith("02") ? RANDOM_TRACE_ID : TraceFlags.NONE,
       isRemote: this.remote,
     };
   }
@@ -72,8 +73,10 @@ export class UnsampledSpan implements Span {
   recordException(): void {}
 }
 
-// W3C Trace Context, version 00: lower-case hex ids, and flags 00 (not sampled, nothing else set).
-const UNSAMPLED_TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/;
+// W3C Trace Context, version 00: lower-case hex ids, and flags 00 or 02 (not sampled; the random bit kept
+// as the propagators keep it).
+const UNSAMPLED_TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[02]$/;
+const RANDOM_TRACE_ID = 0x02;
 const INVALID_TRACE_ID = "0".repeat(32);
 const INVALID_SPAN_ID = "0".repeat(16);
 

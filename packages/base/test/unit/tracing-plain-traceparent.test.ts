@@ -56,7 +56,9 @@ function throughPropagators(carrier: Record<string, string | string[]>) {
 const carriers: Array<[string, Record<string, string | string[]>]> = [
   ["unsampled", { id: "r1", traceparent: traceparent("00") }],
   ["sampled", { traceparent: traceparent("01") }],
-  ["unsampled, another flag set (02)", { traceparent: traceparent("02") }],
+  ["unsampled, the random-trace-id flag set (02)", { traceparent: traceparent("02") }],
+  ["sampled, the random-trace-id flag set (03)", { traceparent: traceparent("03") }],
+  ["unsampled, an unknown flag set (04)", { traceparent: traceparent("04") }],
   ["upper-case ids", { traceparent: traceparent("00", TRACE_ID.toUpperCase()) }],
   ["a later version with more fields", { traceparent: `${traceparent("00", TRACE_ID, SPAN_ID, "01")}-extra` }],
   ["version ff (invalid)", { traceparent: traceparent("00", TRACE_ID, SPAN_ID, "ff") }],
@@ -74,6 +76,9 @@ describe("an unsampled traceparent with W3C trace context and baggage (the defau
   it("is kept as text (the fast path these tests compare with the propagators)", () => {
     traceWith(["tracecontext", "baggage"]);
     expect(trace.getSpan(extractTraceContext({ traceparent: traceparent("00") }))).toBeInstanceOf(UnsampledSpan);
+    // W3C level 2's random-trace-id flag alone (OpenTelemetry's Python SDK sets it): unsampled too.
+    expect(trace.getSpan(extractTraceContext({ traceparent: traceparent("02") }))).toBeInstanceOf(UnsampledSpan);
+    expect(trace.getSpan(extractTraceContext({ traceparent: traceparent("03") }))).not.toBeInstanceOf(UnsampledSpan);
     expect(trace.getSpan(extractTraceContext({ traceparent: traceparent("00"), tracestate: "v=1" }))).not.toBeInstanceOf(UnsampledSpan);
   });
 
