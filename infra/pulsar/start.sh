@@ -38,6 +38,11 @@ command -v curl >/dev/null || die "curl is required (readiness checks and admin 
 if pulsar_ready; then
   ensure_namespaces
   echo "pulsar standalone already running: $(pulsar_urls) (pid $(pulsar_pid || echo '?'))"
+  # A broker started by an earlier checkout keeps its jars until it restarts (e.g. BookKeeper 4.17.2, see
+  # pom.xml): say so, since nothing else would.
+  if running="$(pulsar_pid)" && ! ps -o args= -p "$running" 2>/dev/null | grep -qF -- "-cp $BROKER_LIB/*"; then
+    log "the running broker was not started from $BROKER_LIB (the jars this checkout uses): stop it (stop.sh, or npm run broker:stop) and start it again to run on them"
+  fi
   exit 0
 fi
 
@@ -52,6 +57,11 @@ fi
 if pulsar_ready; then
   ensure_namespaces
   echo "pulsar standalone already running: $(pulsar_urls) (pid $(pulsar_pid || echo '?'))"
+  # A broker started by an earlier checkout keeps its jars until it restarts (e.g. BookKeeper 4.17.2, see
+  # pom.xml): say so, since nothing else would.
+  if running="$(pulsar_pid)" && ! ps -o args= -p "$running" 2>/dev/null | grep -qF -- "-cp $BROKER_LIB/*"; then
+    log "the running broker was not started from $BROKER_LIB (the jars this checkout uses): stop it (stop.sh, or npm run broker:stop) and start it again to run on them"
+  fi
   exit 0
 fi
 
