@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddedPostgresServer, ScriptedLlm, startEmbeddedPostgres, waitFor } from "@toolmesh/test-support";
-import { System } from "./system.js";
+import { type GatewayReply, System, postToGateway } from "./system.js";
 import { trustGraphCli } from "./trustgraph-cli.js";
 
 // PostgreSQL restarts while the system runs: tool-registry and two agent replicas keep their state on one
@@ -15,22 +15,7 @@ const llm = new ScriptedLlm();
 let stateServer: EmbeddedPostgresServer;
 let configServer: EmbeddedPostgresServer;
 
-interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-async function post(path: string, body: unknown): Promise<Reply> {
-  const response = await fetch(`${system.gatewayUrl}/api/v1/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  // A tool service's replies come as a list; its last is the answer.
-  const reply = (await response.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
-  return { status: response.status, body: Array.isArray(reply) ? reply.at(-1)! : reply };
-}
+const post = (path: string, body: unknown): Promise<GatewayReply> => postToGateway(system.gatewayUrl, path, body, 30_000);
 
 const ask = (question: string) => post("flow/default/service/agent", { question, user: "outage" });
 const readRun = (runId: string) => post("flow/default/service/agent-runs", { operation: "get", run_id: runId });
@@ -65,7 +50,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The first reply to `send` that is not `unavailable`, asking again for up to 6 s after a database came
  * back (the pools try it again within 2 s; the driver's own backoff waited up to 20 s).
  */
-async function soonAfterRestart(send: () => Promise<Reply>): Promise<Reply> {
+async function soonAfterRestart(send: () => Promise<GatewayReply>): Promise<GatewayReply> {
   const deadline = performance.now() + 6_000;
   for (;;) {
     const reply = await send();

@@ -14,7 +14,7 @@ import {
   waitFor,
   testTopics,
 } from "@toolmesh/test-support";
-import { System } from "./system.js";
+import { System, postToGateway } from "./system.js";
 
 // Issue 17: two replicas of every service on one PostgreSQL database and the real broker, under load
 // (tool calls, config puts, agent runs with the scripted LLM, all through the gateways; catalog tool calls
@@ -71,15 +71,8 @@ async function mcpPun(face: ServiceProcess): Promise<boolean> {
 /** POST to a gateway; null when the request was not acknowledged (refused, timed out, error reply). */
 async function post(gateway: ServiceProcess, path: string, body: unknown): Promise<Record<string, unknown> | null> {
   try {
-    const response = await fetch(`${gateway.url}/api/v1/${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const reply = (await response.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
-    const last = Array.isArray(reply) ? reply.at(-1)! : reply;
-    return response.ok && !last.error ? last : null;
+    const reply = await postToGateway(gateway.url, path, body, 15_000);
+    return reply.status >= 200 && reply.status < 300 && !reply.body.error ? reply.body : null;
   } catch {
     return null;
   }

@@ -13,6 +13,24 @@ export interface CliResult {
   stderr: string;
 }
 
+/** What a gateway answered a POST: its status and body (a tool service's list of replies: the last one). */
+export interface GatewayReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** POST `body` to `gatewayUrl`'s /api/v1/`path`, given up after `timeoutMs`. */
+export async function postToGateway(gatewayUrl: string, path: string, body: unknown, timeoutMs: number): Promise<GatewayReply> {
+  const response = await fetch(`${gatewayUrl}/api/v1/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const reply = (await response.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
+  return { status: response.status, body: Array.isArray(reply) ? reply.at(-1)! : reply };
+}
+
 /** The whole system as operators run it: every service its own process on the real broker. */
 export class System {
   readonly services = new Map<string, ServiceProcess>();

@@ -9,7 +9,6 @@ set -euo pipefail
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh"
 
 require_java
-ensure_jars "$PULSAR_DIR/pom.xml" "$BROKER_LIB" "org.apache.pulsar:pulsar-broker:$PULSAR_VERSION (BookKeeper $PULSAR_BOOKKEEPER_VERSION)" \
-  -Dbookkeeper.version="$PULSAR_BOOKKEEPER_VERSION"
+ensure_broker_jars
 # Pulsar's own log4j2 settings, so only the result line reaches stdout.
 exec "$JAVA" -cp "$BROKER_LIB/*" -Dlog4j.configurationFile="$PULSAR_DIR/log4j2.xml" "$PULSAR_DIR/check/BookieLockLoop.java"

@@ -82,6 +82,11 @@ BROKER_TLS_URL="${PULSAR_BROKER_TLS_PORT:+pulsar+ssl://127.0.0.1:$PULSAR_BROKER_
 WEB_TLS_URL="${PULSAR_WEB_TLS_PORT:+https://127.0.0.1:$PULSAR_WEB_TLS_PORT}"
 WSS_URL="${PULSAR_WEB_TLS_PORT:+wss://127.0.0.1:$PULSAR_WEB_TLS_PORT/ws/v2}"
 BROKER_LIB="$PULSAR_LIB_DIR/$PULSAR_VERSION-bk$PULSAR_BOOKKEEPER_VERSION"
+# Fetches the broker's jars into $BROKER_LIB once (ensure_jars in jvm.sh), BookKeeper at its pinned version.
+ensure_broker_jars() {
+  ensure_jars "$PULSAR_DIR/pom.xml" "$BROKER_LIB" "org.apache.pulsar:pulsar-broker:$PULSAR_VERSION (BookKeeper $PULSAR_BOOKKEEPER_VERSION)" \
+    -Dbookkeeper.version="$PULSAR_BOOKKEEPER_VERSION"
+}
 
 # Security material of the instance (made by start.sh when asked for, kept across restarts).
 AUTH_DIR="$PULSAR_HOME/auth"      # secret.key or private.key + public.key, and admin.token (subject "admin")

@@ -66,8 +66,7 @@ if pulsar_ready; then
 fi
 
 require_java
-ensure_jars "$PULSAR_DIR/pom.xml" "$BROKER_LIB" "org.apache.pulsar:pulsar-broker:$PULSAR_VERSION (BookKeeper $PULSAR_BOOKKEEPER_VERSION)" \
-  -Dbookkeeper.version="$PULSAR_BOOKKEEPER_VERSION"
+ensure_broker_jars
 # The jar set of an earlier checkout, cached before the cache was keyed by BookKeeper's version too.
 if [[ -f "$PULSAR_LIB_DIR/$PULSAR_VERSION/.complete" ]]; then
   log "$PULSAR_LIB_DIR/$PULSAR_VERSION is no longer used (the broker now runs from $BROKER_LIB): delete it to free its $(du -sh "$PULSAR_LIB_DIR/$PULSAR_VERSION" 2>/dev/null | cut -f1)"

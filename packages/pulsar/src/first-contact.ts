@@ -9,7 +9,7 @@
  */
 export class FirstContact {
   private upcoming: number;
-  private reached = false;
+  private answeredOnce = false;
 
   constructor(
     private readonly timeoutMs: number,
@@ -20,14 +20,19 @@ export class FirstContact {
 
   /** The timeout for the next request. */
   timeout(): number {
-    if (this.reached) return this.timeoutMs;
+    if (this.answeredOnce) return this.timeoutMs;
     const timeout = this.upcoming;
     this.upcoming = Math.min(this.upcoming * 2, this.timeoutMs);
     return timeout;
   }
 
+  /** Whether the service has answered at least once. */
+  get reached(): boolean {
+    return this.answeredOnce;
+  }
+
   /** The service answered: every request from now on gets the usual timeout. */
   answered(): void {
-    this.reached = true;
+    this.answeredOnce = true;
   }
 }

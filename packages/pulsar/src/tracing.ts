@@ -119,7 +119,6 @@ export function setUnsampledParentsStayUnsampled(on: boolean): void {
  */
 function unsampledParent(parent: Context): Span | undefined {
   const span = trace.getSpan(parent);
-  if (span instanceof UnsampledSpan) return span;
   if (span === undefined || span.isRecording()) return undefined;
   const spanContext = span.spanContext();
   return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && spanContext.traceId !== INVALID_TRACEID ? span : undefined;

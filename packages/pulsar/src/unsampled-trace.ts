@@ -1,4 +1,4 @@
-import { type Context, ROOT_CONTEXT, type Span, type SpanContext, TraceFlags, trace } from "@opentelemetry/api";
+import { type Context, INVALID_SPANID, INVALID_TRACEID, ROOT_CONTEXT, type Span, type SpanContext, trace } from "@opentelemetry/api";
 
 /**
  * The span of a call whose trace is not sampled, kept as the W3C `traceparent` it travels as.
@@ -30,7 +30,7 @@ export class UnsampledSpan implements Span {
   static received(carrier: Record<string, string | string[] | undefined>): Context | undefined {
     const traceparent = carrier.traceparent;
     if (typeof traceparent !== "string" || !UNSAMPLED_TRACEPARENT.test(traceparent) || carriesMore(carrier)) return undefined;
-    if (traceparent.startsWith(INVALID_TRACE_ID, 3) || traceparent.startsWith(INVALID_SPAN_ID, 36)) return undefined;
+    if (traceparent.startsWith(INVALID_TRACEID, 3) || traceparent.startsWith(INVALID_SPANID, 36)) return undefined;
     return trace.setSpan(ROOT_CONTEXT, new UnsampledSpan(traceparent, true));
   }
 
@@ -38,7 +38,7 @@ export class UnsampledSpan implements Span {
     return {
       traceId: this.traceparent.slice(3, 35),
       spanId: this.traceparent.slice(36, 52),
-      traceFlags: this.traceparent.endsWith("02") ? RANDOM_TRACE_ID : TraceFlags.NONE,
+      traceFlags: Number.parseInt(this.traceparent.slice(53), 16),
       isRemote: this.remote,
     };
   }
@@ -76,9 +76,6 @@ export class UnsampledSpan implements Span {
 // W3C Trace Context, version 00: lower-case hex ids, and flags 00 or 02 (not sampled; the random bit kept
 // as the propagators keep it).
 const UNSAMPLED_TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[02]$/;
-const RANDOM_TRACE_ID = 0x02;
-const INVALID_TRACE_ID = "0".repeat(32);
-const INVALID_SPAN_ID = "0".repeat(16);
 
 /** Whether the carrier has `tracestate` or `baggage`, in any case (message properties keep their writer's). */
 function carriesMore(carrier: Record<string, unknown>): boolean {

@@ -33,7 +33,6 @@ export class RevisionCatalog {
   private push: Subscription | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private newest = 0;
-  private answered = false;
   // Short timeouts until the registry first answers (it may start after this service): see FirstContact.
   private readonly timeouts: FirstContact;
   private closed = false;
@@ -69,11 +68,11 @@ export class RevisionCatalog {
   /** Asks for the current revision until the registry answers at all (readiness waits for that). */
   private async firstContact(): Promise<void> {
     let failures = 0;
-    while (!this.answered && !this.closed) {
+    while (!this.timeouts.reached && !this.closed) {
       try {
         await this.current();
       } catch (err) {
-        if (this.answered) return;
+        if (this.timeouts.reached) return;
         // Tries come quickly at first (FirstContact): one warning, the rest at debug; /readyz tells meanwhile.
         const level = failures++ === 0 ? "warn" : "debug";
         this.options.logger[level]({ reason: (err as Error).message, failures }, "tool registry not reachable yet; retrying");
@@ -84,7 +83,7 @@ export class RevisionCatalog {
 
   /** The registry has answered at least once (with a revision or with "none yet"). */
   get reachable(): boolean {
-    return this.answered;
+    return this.timeouts.reached;
   }
 
   /** The newest revision number seen so far (0 = none yet). */
@@ -127,7 +126,6 @@ export class RevisionCatalog {
   private async ask(request: { operation: "current" } | { operation: "get-revision"; revision_number: number }) {
     if (!this.registry) throw new Error("the revision catalog is not started");
     const reply = await this.registry.request(request, { timeoutMs: this.timeouts.timeout() });
-    this.answered = true;
     this.timeouts.answered();
     if (reply.error) {
       if (reply.error.type === ErrorType.notFound) throw new UnknownRevisionError(reply.error.message);
