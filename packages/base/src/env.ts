@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AllowedTenants, DEFAULT_TENANT, PersistentQueueId, ServiceName, TenantName } from "@toolmesh/schema";
-import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
+import { DEFAULT_BROKER_MAX_MESSAGE_SIZE, DEFAULT_SERVICE_CHECK_MS, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_FRAME_SIZE } from "@toolmesh/pulsar";
 
 export { EnvError, parseEnv } from "@toolmesh/schema";
 
@@ -104,6 +104,12 @@ export const BaseEnv = z.object({
   PULSAR_WS_MAX_FRAME_SIZE: z.coerce.number().int().positive().default(DEFAULT_MAX_FRAME_SIZE),
   /** Requests a served topic holds at once (handled + waiting); past it new ones are answered `overloaded`. */
   REQUEST_BACKLOG: z.coerce.number().int().positive().default(DEFAULT_MAX_BACKLOG),
+  /**
+   * How long a request waits for its first reply before the broker's admin API is asked whether its service
+   * runs (a consumer on the request topic, or a producer on the response topic); when neither is there the
+   * call fails then (NotRunningError) instead of at its timeout. 0 never asks.
+   */
+  REQUEST_SERVICE_CHECK_MS: z.coerce.number().int().min(0).default(DEFAULT_SERVICE_CHECK_MS),
   /** How often the broker's topic stats are read to count messages it dropped; 0 turns it off. */
   BROKER_DROPS_POLL_MS: z.coerce.number().int().min(0).default(15_000),
   // Tracing (OpenTelemetry's standard variables; see tracingSettings() for what turns it on).

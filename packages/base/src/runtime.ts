@@ -63,6 +63,7 @@ export class ServiceRuntime {
       logger: this.logger.child({ component: "pulsar" }),
       ...(options.transport ? { transport: options.transport } : {}),
       brokerMaxMessageSize: options.env.PULSAR_MAX_MESSAGE_SIZE,
+      serviceCheckAfterMs: options.env.REQUEST_SERVICE_CHECK_MS,
       webSocketMaxFrameSize: options.env.PULSAR_WS_MAX_FRAME_SIZE,
     });
     this.metrics = new ServiceMetrics(options.name);

@@ -1,20 +1,7 @@
 import type { Logger } from "pino";
-import { Agent, request } from "undici";
-import { z } from "zod";
 import { parseTopic } from "@toolmesh/schema";
+import { type TopicStats, TopicStatsReader } from "./topic-stats.js";
 import type { AuthToken, TlsSettings } from "./transport.js";
-
-/** The parts of the broker's topic stats (`GET /admin/v2/non-persistent/.../stats`) this reads. */
-const TopicStats = z.object({
-  msgInCounter: z.number(),
-  subscriptions: z.record(
-    z.string(),
-    z.object({
-      msgOutCounter: z.number(),
-      consumers: z.array(z.object({ consumerName: z.string().optional(), connectedSince: z.string().optional() })).default([]),
-    }),
-  ),
-});
 
 export interface BrokerDropsOptions {
   /** The broker's web service (admin REST API), e.g. `http://127.0.0.1:8080`. */
@@ -59,11 +46,10 @@ export class BrokerDrops {
   private refusedUntil = 0;
   /** Whether the last read failed: the first failure of a streak is a warning, the rest debug lines. */
   private failing = false;
-  /** Connections made with the TLS settings; undici's shared agent when there are none. */
-  private readonly dispatcher: Agent | undefined;
+  private readonly stats: TopicStatsReader;
 
   constructor(private readonly options: BrokerDropsOptions) {
-    this.dispatcher = options.tls ? new Agent({ connect: options.tls }) : undefined;
+    this.stats = new TopicStatsReader(options);
   }
 
   start(): void {
@@ -74,7 +60,7 @@ export class BrokerDrops {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    void this.dispatcher?.close().catch(() => {});
+    this.stats.close();
   }
 
   /** Reads the stats of every watched topic once (a poll already running is joined, not repeated). */
@@ -101,43 +87,30 @@ export class BrokerDrops {
     }
   }
 
-  private async read(topic: string): Promise<z.output<typeof TopicStats> | undefined> {
-    const t = parseTopic(topic);
-    const path = [t.tenant, t.namespace, t.topic].map(encodeURIComponent).join("/");
-    const url = `${this.options.webServiceUrl.replace(/\/+$/, "")}/admin/v2/non-persistent/${path}/stats`;
-    try {
-      const token = await this.options.authToken?.();
-      const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-      const response = await request(url, { headers, signal: AbortSignal.timeout(5_000), dispatcher: this.dispatcher });
-      if (response.statusCode === 401 || response.statusCode === 403) {
-        await response.body.dump();
+  private async read(topic: string): Promise<TopicStats | undefined> {
+    const read = await this.stats.read(topic);
+    switch (read.kind) {
+      case "refused": {
         // Not for ever: a refusal can pass (a broker still starting, a role granted later).
         const retryMs = this.options.refusalRetryMs ?? Math.max(10 * this.options.intervalMs, 5_000);
         if (this.refusedUntil === 0) {
           this.options.logger.warn(
-            { status: response.statusCode, retryMs },
+            { status: read.status, retryMs },
             "the broker's admin API refused topic stats; broker-reported drops are not counted until it allows them",
           );
         }
         this.refusedUntil = Date.now() + retryMs;
         return undefined;
       }
-      if (response.statusCode === 404) {
-        await response.body.dump();
+      case "absent":
         return undefined; // the topic is not loaded (nothing published or subscribed)
-      }
-      if (response.statusCode !== 200) {
-        const body = (await response.body.text()).slice(0, 200);
-        return this.failed(topic, `HTTP ${response.statusCode} ${body}`.trim());
-      }
-      const parsed = TopicStats.safeParse(await response.body.json());
-      if (this.refusedUntil !== 0) this.options.logger.info("the broker's admin API allows topic stats again; counting drops");
-      this.refusedUntil = 0;
-      if (!parsed.success) return this.failed(topic, `unexpected stats: ${parsed.error.issues[0]?.message ?? "?"}`);
-      this.failing = false;
-      return parsed.data;
-    } catch (err) {
-      return this.failed(topic, (err as Error).message);
+      case "failed":
+        return this.failed(topic, read.reason);
+      case "stats":
+        if (this.refusedUntil !== 0) this.options.logger.info("the broker's admin API allows topic stats again; counting drops");
+        this.refusedUntil = 0;
+        this.failing = false;
+        return read.stats;
     }
   }
 
@@ -149,7 +122,7 @@ export class BrokerDrops {
     return undefined;
   }
 
-  private count(topic: string, subscription: string, stats: z.output<typeof TopicStats>): void {
+  private count(topic: string, subscription: string, stats: TopicStats): void {
     const key = JSON.stringify([topic, subscription]);
     const sub = stats.subscriptions[subscription];
     if (!sub) {

@@ -1,5 +1,7 @@
 import pino, { type Logger } from "pino";
 import { parseTopic } from "@toolmesh/schema";
+import { authTokenOf } from "./auth/auth-token.js";
+import { ServiceCheck } from "./service-check.js";
 import { ClosedError, MessageTooLargeError } from "./errors.js";
 import { encodeJson } from "./json.js";
 import { ConcurrencyLimiter } from "./limiter.js";
@@ -12,12 +14,24 @@ import {
   type Transport,
   messageSize,
 } from "./transport.js";
+import { TopicStatsReader } from "./topic-stats.js";
 import { createTransport, type TransportSettings } from "./transport-factory.js";
+
+/** How long a request waits for its first reply before the broker is asked whether its service runs at all. */
+export const DEFAULT_SERVICE_CHECK_MS = 2_000;
 
 export interface PulsarClientOptions extends TransportSettings {
   logger?: Logger;
   /** Replaces the transport the settings would select (tests of pure logic use an in-memory one). */
   transport?: Transport;
+  /**
+   * How long a request waits for its first reply before the broker's admin API is asked whether its
+   * service runs at all (see ServiceCheck); 0 never asks. Default 2 s, with the web service URL and the
+   * client's credentials; never with an injected transport unless `serviceCheck` is given.
+   */
+  serviceCheckAfterMs?: number;
+  /** Replaces the check the settings would make (tests). */
+  serviceCheck?: ServiceCheck;
 }
 
 export interface HandlerOptions extends SubscribeOptions {
@@ -62,9 +76,20 @@ export class PulsarClient {
   private readonly subscriptions = new Set<Subscription>();
   private closed = false;
 
+  /** Asks the broker whether a silent request's service runs at all (RequestClient); undefined: never asked. */
+  readonly serviceCheck: ServiceCheck | undefined;
+  private readonly topicStats: TopicStatsReader | undefined;
+
   constructor(options: PulsarClientOptions) {
     this.logger = options.logger ?? pino({ level: "silent" });
     this.transport = options.transport ?? createTransport(options, this.logger);
+    const checkAfterMs = options.serviceCheckAfterMs ?? DEFAULT_SERVICE_CHECK_MS;
+    if (!options.transport && options.webServiceUrl && checkAfterMs > 0) {
+      this.topicStats = new TopicStatsReader({ webServiceUrl: options.webServiceUrl, authToken: authTokenOf(options), tls: options.tls });
+      this.serviceCheck = new ServiceCheck(this.topicStats, this.logger.child({ component: "service-check" }), checkAfterMs);
+    } else {
+      this.serviceCheck = options.serviceCheck;
+    }
   }
 
   /** The largest message a send takes (payload + properties, see `messageSize()`); larger ones are refused. */
@@ -231,6 +256,7 @@ export class PulsarClient {
     this.producers.clear();
     this.openProducers.clear();
     this.holds.clear();
+    this.topicStats?.close();
     await this.transport.close();
   }
 

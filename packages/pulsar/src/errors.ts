@@ -19,6 +19,25 @@ export class RequestTimeoutError extends PulsarError {
   }
 }
 
+/**
+ * A request had no reply for a while and the broker shows its service is not running (ServiceCheck):
+ * nothing consumes its request topic, nothing publishes on its response topic. The call ends now instead
+ * of at its timeout.
+ */
+export class NotRunningError extends PulsarError {
+  override name = "NotRunningError";
+  constructor(
+    readonly requestTopic: string,
+    readonly responseTopic: string,
+    readonly waitedMs: number,
+    readonly requestId: string,
+  ) {
+    super(
+      `nothing consumes ${requestTopic} and nothing publishes on ${responseTopic}: request ${requestId} had no reply after ${waitedMs} ms`,
+    );
+  }
+}
+
 /** The broker refused or never confirmed a message. */
 export class SendError extends PulsarError {
   override name = "SendError";

@@ -2,10 +2,27 @@ export { ABORTED, unlessAborted } from "./abort.js";
 export { AsyncQueue } from "./async-queue.js";
 export { FirstContact } from "./first-contact.js";
 export { Backoff, type BackoffOptions } from "./backoff.js";
-export { PulsarClient, type HandlerOptions, type MessageHandler, type PulsarClientOptions, type Subscription } from "./client.js";
+export {
+  DEFAULT_SERVICE_CHECK_MS,
+  PulsarClient,
+  type HandlerOptions,
+  type MessageHandler,
+  type PulsarClientOptions,
+  type Subscription,
+} from "./client.js";
 export { BrokerDrops, type BrokerDropsOptions } from "./broker-drops.js";
 export { DEADLINE_PROPERTY, deadlineAfter, isExpired, readDeadline } from "./deadline.js";
-export { ClosedError, MessageTooLargeError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "./errors.js";
+export {
+  ClosedError,
+  MessageTooLargeError,
+  NotRunningError,
+  PulsarError,
+  ReplyFormatError,
+  RequestTimeoutError,
+  SendError,
+} from "./errors.js";
+export { ServiceCheck } from "./service-check.js";
+export { type StatsRead, type TopicStats, TopicStatsReader } from "./topic-stats.js";
 export { decodeJson, encodeJson, type DecodeResult } from "./json.js";
 export { ConcurrencyLimiter } from "./limiter.js";
 export { REPLY_SESSIONS, RequestClient, type RequestClientOptions, type RequestOptions } from "./request-client.js";

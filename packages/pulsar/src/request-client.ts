@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { AsyncQueue } from "./async-queue.js";
 import type { PulsarClient } from "./client.js";
 import { DEADLINE_PROPERTY, deadlineAfter } from "./deadline.js";
-import { ClosedError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
+import { ClosedError, NotRunningError, ReplyFormatError, RequestTimeoutError } from "./errors.js";
 import { ConcurrencyLimiter } from "./limiter.js";
 import { decodeJson, encodeJson } from "./json.js";
 import { ReplyOrder, SEQUENCE_PROPERTY, replyNumber } from "./reply-order.js";
@@ -54,6 +54,10 @@ interface PendingCall<R> {
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
   arm: () => void;
+  /** Whether any reply came (then something consumes the request topic). */
+  replied: boolean;
+  /** Until the first reply: when to ask whether the service runs at all (checkServiceLater). */
+  checkTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -150,6 +154,7 @@ export class RequestClient<S extends z.ZodType> {
         resolve,
         reject,
         timer: undefined as unknown as NodeJS.Timeout,
+        replied: false,
         arm: () => {
           clearTimeout(call.timer);
           call.timer = setTimeout(() => {
@@ -160,6 +165,7 @@ export class RequestClient<S extends z.ZodType> {
       };
       call.arm();
       this.pending.set(id, call);
+      this.checkServiceLater(id, call, timeoutMs);
     });
     // Not awaited: while the broker is away the send waits for a reconnect, and the call's own timeout
     // must still apply. A send that fails ends the call if it is still waiting.
@@ -173,6 +179,25 @@ export class RequestClient<S extends z.ZodType> {
       call.reject(err);
     });
     return reply;
+  }
+
+  /**
+   * When the client has a ServiceCheck: once the call has waited its `afterMs` with no reply, asks the
+   * broker whether the service runs at all, and ends the call with NotRunningError if it does not. A call answered in time costs one timer, cleared at its first reply.
+   */
+  private checkServiceLater(id: string, call: PendingCall<z.output<S>>, timeoutMs: number): void {
+    const check = this.client.serviceCheck;
+    if (!check || check.afterMs >= timeoutMs) return;
+    const { requestTopic, responseTopic } = this.options;
+    call.checkTimer = setTimeout(() => {
+      if (this.pending.get(id) !== call || call.replied) return;
+      void check.notRunning(requestTopic, responseTopic).then((notRunning) => {
+        if (!notRunning || this.pending.get(id) !== call || call.replied) return;
+        clearTimeout(call.timer);
+        this.pending.delete(id);
+        call.reject(new NotRunningError(requestTopic, responseTopic, check.afterMs, id));
+      });
+    }, check.afterMs).unref();
   }
 
   /** Sends one request and yields each reply as it arrives, ending after the one `isLast` marks. */
@@ -236,6 +261,10 @@ export class RequestClient<S extends z.ZodType> {
       this.pending.delete(id);
       call.reject(new ReplyFormatError(`reply on ${this.options.responseTopic} to request ${id}: ${decoded.reason}`));
       return;
+    }
+    if (!call.replied) {
+      call.replied = true;
+      clearTimeout(call.checkTimer);
     }
     call.arm();
     for (const reply of call.order.accept(message.properties[SEQUENCE_PROPERTY], decoded.value)) {

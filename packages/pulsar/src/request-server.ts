@@ -89,7 +89,7 @@ function isAsyncIterable<R>(value: unknown): value is AsyncIterable<R> {
  * `deadline` property has passed are skipped (nobody waits for the answer). Only a reply that cannot
  * be sent nacks the request.
  */
-export function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
+export async function serve<S extends z.ZodType, R>(client: PulsarClient, options: ServeOptions<S, R>): Promise<Subscription> {
   const logger = client.logger.child({ topic: options.requestTopic });
   const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
   /**
@@ -220,6 +220,10 @@ export function serve<S extends z.ZodType, R>(client: PulsarClient, options: Ser
     await replyError(ErrorType.overloaded, text, replier(message.properties.id!));
   };
 
+  // The reply producer opens before the first request, not at the first reply: a running server then
+  // shows on its response topic (a caller's ServiceCheck waits for an instance that is winding down, whose
+  // request consumer is closed), and the first reply does not wait for it.
+  await client.producer(options.responseTopic);
   return client.subscribe(
     {
       topic: options.requestTopic,

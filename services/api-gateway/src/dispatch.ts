@@ -9,7 +9,7 @@ import {
   extractTraceContext,
   traced,
 } from "@toolmesh/base";
-import { ClosedError, type PulsarClient, RequestClient, RequestTimeoutError, unlessAborted } from "@toolmesh/pulsar";
+import { ClosedError, NotRunningError, type PulsarClient, RequestClient, RequestTimeoutError, unlessAborted } from "@toolmesh/pulsar";
 import { describeIssues, ServiceError, ErrorType } from "@toolmesh/schema";
 import type { ServiceRoute } from "./services.js";
 
@@ -139,6 +139,8 @@ export class Dispatcher {
       });
     } catch (err) {
       if (err instanceof RequestTimeoutError) throw timeoutError(route, err, replies);
+      if (err instanceof NotRunningError)
+        throw new ServiceError(ErrorType.unavailable, `${describeService(route)} is not running: ${err.message}`);
       throw err;
     } finally {
       lease.release();

@@ -1,4 +1,12 @@
-import { ClosedError, MessageTooLargeError, PulsarError, ReplyFormatError, RequestTimeoutError, SendError } from "@toolmesh/pulsar";
+import {
+  ClosedError,
+  MessageTooLargeError,
+  NotRunningError,
+  PulsarError,
+  ReplyFormatError,
+  RequestTimeoutError,
+  SendError,
+} from "@toolmesh/pulsar";
 import { ErrorType, ServiceError } from "@toolmesh/schema";
 
 /**
@@ -8,6 +16,8 @@ import { ErrorType, ServiceError } from "@toolmesh/schema";
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof RequestTimeoutError) return new ServiceError(ErrorType.timeout, err.message);
+  // The service is not running: the message names the topic nothing consumes, what an operator needs.
+  if (err instanceof NotRunningError) return new ServiceError(ErrorType.unavailable, err.message);
   if (err instanceof ClosedError) {
     return new ServiceError(ErrorType.unavailable, "the gateway is shutting down; retry");
   }

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 
 /** How a tools/call ended. */
-export type CallOutcome = "ok" | "tool-error" | "timeout" | "invalid-arguments" | "unknown-tool" | "cut-short";
+export type CallOutcome = "ok" | "tool-error" | "timeout" | "not-running" | "invalid-arguments" | "unknown-tool" | "cut-short";
 
 /** Per-tool call metrics and open sessions, on the service's registry (label `service=mcp-server`). */
 export class McpMetrics {

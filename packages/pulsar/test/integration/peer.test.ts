@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Broker, clientOptions, pythonPeer, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
-import { PulsarClient, type IncomingMessage } from "../../src/index.js";
+import { z } from "zod";
+import { PulsarClient, RequestClient, RequestTimeoutError, type IncomingMessage } from "../../src/index.js";
 
 // Apache's C++ client (through Python's pulsar-client) on the other end of our binary transport:
 // batches and compressed payloads it produces must arrive intact, and it must read what we produce.
@@ -120,5 +121,34 @@ describe("messages from our producer", () => {
     expect(lines).toEqual(
       Array.from({ length: 20 }, (_, i) => ({ payload: `héllo ${i} ✓`, properties: { i: String(i), from: "toolmesh" }, key: `k${i % 2}` })),
     );
+  }, 60_000);
+});
+
+describe("the service check, with Apache's C++ client consuming the request topic", () => {
+  it("counts it as a consumer: a request it takes and never answers times out, not 'nothing consumes'", async () => {
+    const topic = uniqueTopic("peer-silent-service");
+    let ready = false;
+    const taken: string[] = [];
+    // Asked for two messages and sent one, the peer stays subscribed for the whole call (a service that is slow).
+    const peer = runPeer("consume.py", [broker.serviceUrl, topic, "2"], (line) => {
+      if (line === "ready") ready = true;
+      if (line.startsWith("{")) taken.push((JSON.parse(line) as { payload: string }).payload);
+    });
+    peer.done.catch(() => undefined); // killed below
+    await waitFor(() => ready, { timeoutMs: 30_000, description: "the Python consumer" });
+    const checked = new PulsarClient({ ...clientOptions(broker, "binary"), serviceCheckAfterMs: 300 });
+    try {
+      const caller = await RequestClient.create(checked, {
+        requestTopic: topic,
+        responseTopic: topic.replace("/request/", "/response/"),
+        responseSchema: z.unknown(),
+      });
+      // The check runs at 300 ms and finds the peer's consumer, so the call waits out its 2 s.
+      await expect(caller.request({ q: "anyone?" }, { timeoutMs: 2_000 })).rejects.toBeInstanceOf(RequestTimeoutError);
+      expect(taken.map((payload) => JSON.parse(payload))).toEqual([{ q: "anyone?" }]);
+    } finally {
+      peer.child.kill("SIGKILL");
+      await checked.close();
+    }
   }, 60_000);
 });

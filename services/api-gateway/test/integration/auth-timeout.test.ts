@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceRuntime } from "@toolmesh/base";
-import { useBroker, waitFor, requestTopic } from "@toolmesh/test-support";
+import { useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
 import {
   type RunningGateway,
   SocketClient,
@@ -174,6 +174,30 @@ describe("timeouts", () => {
       payload: toolRequest({ topic: "after timeout" }),
     });
     expect(ok.json()[0].response).toBe("hello alice, about after timeout");
+  });
+
+  it("answers 503 'not running' long before its timeout when the broker shows no instance of the service", async () => {
+    // The secured gateway waits GATEWAY_REQUEST_TIMEOUT_MS (30 s by default); after REQUEST_SERVICE_CHECK_MS
+    // (2 s) with no reply it reads the broker's topic stats: no consumer of the request topic, no producer on the response one.
+    const id = unique("gateway-test-stopped");
+    const topic = unique("gateway-test-stopped-topic");
+    await registerToolService(secured, id, topic, bearer);
+    const started = Date.now();
+    const response = await secured.runtime.http.inject({
+      method: "POST",
+      url: `/api/v1/flow/default/service/${id}`,
+      headers: bearer,
+      payload: toolRequest(),
+    });
+    console.log(`not running: HTTP ${response.statusCode} after ${Date.now() - started} ms (timeout 30000 ms): ${response.body}`);
+    expect(response.statusCode).toBe(503);
+    const { error } = response.json();
+    expect(error.type).toBe("unavailable");
+    expect(error.message).toMatch(
+      new RegExp(
+        `^tool service '${id}' is not running: nothing consumes ${requestTopic(topic)} and nothing publishes on ${responseTopic(topic)}: request \\S+ had no reply after 2000 ms$`,
+      ),
+    );
   });
 
   it("answers 503 when a descriptor's topic cannot be subscribed to, and still stops promptly", async () => {

@@ -1,6 +1,6 @@
 import { ErrorCode, type CallToolRequest, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { MessageTooLargeError, RequestTimeoutError } from "@toolmesh/pulsar";
+import { MessageTooLargeError, NotRunningError, RequestTimeoutError } from "@toolmesh/pulsar";
 import { ErrorType } from "@toolmesh/schema";
 import type { ArgumentValidator } from "../argument-validator.js";
 import { type BindingInvoker, ToolFailure } from "../binding-invoker.js";
@@ -126,6 +126,10 @@ export function createToolsCallHandler(deps: ToolsCallDeps) {
         const where = tool.binding.kind === "tool-service" ? tool.binding.request_topic : "the mcp-tool service";
         const reason = `no answer from ${where} within ${deps.callTimeoutMs} ms (is it running?)`;
         return finish("timeout", errorResult(`tool ${name} timed out: ${reason}`), reason);
+      }
+      if (err instanceof NotRunningError) {
+        const reason = `its service is not running (nothing consumes ${err.requestTopic}, nothing publishes on ${err.responseTopic})`;
+        return finish("not-running", errorResult(`tool ${name} is unavailable: ${reason}`), reason);
       }
       // Arguments too large for a broker message are the caller's to fix: no warning, no stack trace.
       if (err instanceof MessageTooLargeError) {
