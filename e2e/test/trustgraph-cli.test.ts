@@ -91,6 +91,22 @@ describe("TrustGraph's MCP tool commands", () => {
     const r = await tg("tg-invoke-mcp-tool", "-n", "nope", "-P", "{}");
     expect(r.stdout).toMatch(/^Exception: .*nope/);
   });
+
+  it("tg-invoke-mcp-tool while mcp-tool is stopped: 'not running' in seconds, not at the gateway's 45 s timeout", async () => {
+    const mcpTool = system.get("mcp-tool");
+    await mcpTool.stop();
+    try {
+      const started = Date.now();
+      const r = await tg("tg-invoke-mcp-tool", "-n", "echo", "-P", '{"message": "anyone?"}');
+      console.log(`mcp-tool stopped: TrustGraph's CLI printed after ${Date.now() - started} ms: ${r.stdout.trim()}`);
+      expect(r.stdout).toMatch(
+        /^Exception: .*service 'mcp-tool' is not running: nothing consumes non-persistent:\/\/[^/]+\/request\/mcp-tool and nothing publishes on /,
+      );
+    } finally {
+      await mcpTool.restart();
+    }
+    expect(await ok("tg-invoke-mcp-tool", "-n", "echo", "-P", '{"message": "back"}')).toBe("Echo: back\n");
+  });
 });
 
 describe("TrustGraph's tool commands", () => {
