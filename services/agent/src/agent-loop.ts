@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { TraceAttr, type TraceContext, type TraceScope, traced, tracedStream } from "@toolmesh/base";
+import { NotRunningError } from "@toolmesh/pulsar";
 import { type CatalogRevision, type CatalogTool, ErrorType, ServiceError } from "@toolmesh/schema";
 import type { ChatMessage, ChatModel, ToolSpec } from "./llm/chat-model.js";
 import { parseReact, reactSystemPrompt } from "./llm/react.js";
@@ -232,7 +233,12 @@ export class AgentLoop {
       observation = await invoker.invoke(tool, args, input.user, scope.context, this.options.windDown);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      observation = err instanceof ToolCallProblem && !args ? message : `tool ${name} failed: ${message}`;
+      observation =
+        err instanceof NotRunningError
+          ? `tool ${name} is unavailable: its service is not running (nothing consumes ${err.requestTopic})`
+          : err instanceof ToolCallProblem && !args
+            ? message
+            : `tool ${name} failed: ${message}`;
       scope.setOutcome(args ? "error" : "bad-arguments", err instanceof Error ? ((err as { type?: string }).type ?? err.name) : "error");
       logger.info({ runId: input.runId, tool: name, observation }, "tool call did not succeed");
     }

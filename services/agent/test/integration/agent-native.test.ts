@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatRequest } from "@toolmesh/test-support";
+import { type ChatRequest, requestTopic } from "@toolmesh/test-support";
 import { AgentSystem, jokeService, jokeTool } from "./system.js";
 
 const system = new AgentSystem();
@@ -107,19 +107,44 @@ describe("agent over the catalog, native tool calling", () => {
     expect(messages.at(-1)!.content).toBe(`fixed: ${PUN_CATS}`);
   });
 
-  it("reports a tool service that is down as a timeout observation, and still finishes", async () => {
+  it("reports a tool service that is not running as such, within the service check, and still finishes", async () => {
     await system.putTools(
-      { sleepy: jokeTool("sleepy", "pun", "sleepy-service") },
-      { "sleepy-service": { id: "sleepy-service", topic: "nobody-serves-this" } },
+      { absent: jokeTool("absent", "pun", "absent-service") },
+      { "absent-service": { id: "absent-service", topic: "nobody-serves-this" } },
     );
-    system.llm.script("Ask the sleepy tool", [
-      { tool_calls: [{ name: "sleepy", arguments: { topic: "x" } }] },
+    system.llm.script("Ask the absent tool", [
+      { tool_calls: [{ name: "absent", arguments: { topic: "x" } }] },
       (r) => ({ content: `the tool is down (${lastTool(r).slice(0, 40)})` }),
     ]);
-    const messages = await system.ask("Ask the sleepy tool");
-    expect(messages[1]!.content).toMatch(/^tool sleepy failed: no reply on .*nobody-serves-this within 2000 ms/);
+    const messages = await system.ask("Ask the absent tool");
+    expect(messages[1]!.content).toMatch(
+      /^tool absent is unavailable: its service is not running \(nothing consumes non-persistent:\/\/[^/]+\/request\/nobody-serves-this\)$/,
+    );
     expect(messages.at(-1)!.message_type).toBe("answer");
     expect((await system.run(messages.at(-1)!.run_id!)).status).toBe("answered");
+  });
+
+  it("reports a tool service that takes the request and never answers as a timeout observation", async () => {
+    // A consumer that swallows every request: the service runs, so the call waits out AGENT_TOOL_TIMEOUT_MS.
+    const silent = await system.pulsar.subscribe(
+      { topic: requestTopic("silent-service"), subscription: "silent-service", type: "Shared" },
+      async () => undefined,
+    );
+    try {
+      await system.putTools(
+        { sleepy: jokeTool("sleepy", "pun", "silent-service") },
+        { "silent-service": { id: "silent-service", topic: "silent-service" } },
+      );
+      system.llm.script("Ask the sleepy tool", [
+        { tool_calls: [{ name: "sleepy", arguments: { topic: "x" } }] },
+        (r) => ({ content: `the tool is slow (${lastTool(r).slice(0, 40)})` }),
+      ]);
+      const messages = await system.ask("Ask the sleepy tool");
+      expect(messages[1]!.content).toMatch(/^tool sleepy failed: no reply on .*silent-service within 2000 ms/);
+      expect(messages.at(-1)!.message_type).toBe("answer");
+    } finally {
+      await silent.close();
+    }
   });
 
   it("ends a run that never answers at the iteration limit with a clear error", async () => {

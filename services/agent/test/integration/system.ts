@@ -15,6 +15,9 @@ import {
   responseTopic,
 } from "@toolmesh/test-support";
 
+/** The agent's REQUEST_SERVICE_CHECK_MS here: under its 2 s tool timeout, so a tool whose service is not running shows it. */
+const SERVICE_CHECK_MS = "500";
+
 /** config + joke-service + tool-registry + agent as processes, an LLM script, and clients for each. */
 export class AgentSystem {
   readonly llm = new ScriptedLlm();
@@ -46,6 +49,7 @@ export class AgentSystem {
       OPENAI_BASE_URL: this.llm.url,
       OPENAI_MODEL: "scripted",
       AGENT_TOOL_TIMEOUT_MS: "2000",
+      REQUEST_SERVICE_CHECK_MS: SERVICE_CHECK_MS,
       ...agentEnv,
     });
     this.pulsar = new PulsarClient(clientOptions(broker));
@@ -72,7 +76,13 @@ export class AgentSystem {
     const broker = await useBroker();
     this.agent = await ServiceProcess.start({
       service: "agent",
-      env: { ...brokerEnv(broker), AGENT_DATA_DIR: join(this.dataDir, "agent"), AGENT_TOOL_TIMEOUT_MS: "2000", ...env },
+      env: {
+        ...brokerEnv(broker),
+        AGENT_DATA_DIR: join(this.dataDir, "agent"),
+        AGENT_TOOL_TIMEOUT_MS: "2000",
+        REQUEST_SERVICE_CHECK_MS: SERVICE_CHECK_MS,
+        ...env,
+      },
     });
     this.processes.push(this.agent);
   }
