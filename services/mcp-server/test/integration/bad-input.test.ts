@@ -2,7 +2,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceProcess, testTopics } from "@toolmesh/test-support";
+import { PulsarClient } from "@toolmesh/pulsar";
+import { ServiceProcess, clientOptions, requestTopic, testTopics, useBroker } from "@toolmesh/test-support";
 import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
 
 const system = new McpSystem();
@@ -38,7 +39,7 @@ const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
   (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
 
 beforeAll(async () => {
-  await system.start({ MCP_CALL_TIMEOUT_MS: "10000" });
+  await system.start({ MCP_CALL_TIMEOUT_MS: "4000" });
   revision = await system.waitForTools([...JOKE_TOOLS, ECHO_TOOL]);
   client = new Client({ name: "bad-input-test", version: "1.0.0" });
   await client.connect(
@@ -68,18 +69,35 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(textOf(wrongType)).toContain("must NOT have additional properties");
   });
 
-  it("a tool service that is down: an isError result naming the tool and the topic, before the call timeout", async () => {
+  it("a tool service that is down: an isError result naming the tool and the topic, before the call timeout; one that never answers: a timeout", async () => {
     const jokes = system.processes.get("joke-service")!;
     await jokes.stop();
     const started = Date.now();
     const result = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
-    console.log(`tool service down, answered after ${Date.now() - started} ms (MCP_CALL_TIMEOUT_MS 10000):`, textOf(result));
+    console.log(`tool service down, answered after ${Date.now() - started} ms (MCP_CALL_TIMEOUT_MS 4000):`, textOf(result));
     expect(result.isError).toBe(true);
     // Not a timeout: after REQUEST_SERVICE_CHECK_MS (2 s) the broker is asked, and lists neither a consumer of
     // the request topic nor a producer on the response topic.
     expect(textOf(result)).toMatch(
       /^tool tell-pun is unavailable: its service is not running \(nothing consumes non-persistent:\/\/[^/]+\/request\/joke, nothing publishes on non-persistent:\/\/[^/]+\/response\/joke\)$/,
     );
+
+    // A consumer that takes the call and never answers: the service runs, so the call waits out its timeout.
+    const pulsar = new PulsarClient(clientOptions(await useBroker()));
+    const silent = await pulsar.subscribe(
+      { topic: requestTopic("joke"), subscription: "silent-joke", type: "Shared" },
+      async () => undefined,
+    );
+    try {
+      const slow = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
+      expect(slow.isError).toBe(true);
+      expect(textOf(slow)).toMatch(
+        /^tool tell-pun timed out: no answer from non-persistent:\/\/[^/]+\/request\/joke within 4000 ms \(is it running\?\)$/,
+      );
+    } finally {
+      await silent.close();
+      await pulsar.close();
+    }
     await jokes.restart();
     const again = await client.callTool({ name: "tell-pun", arguments: { topic: "cats" } });
     expect(textOf(again)).toBe(PUN_CATS);
@@ -240,8 +258,9 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
     expect(line("tell-pun", "ok")).toMatch(/ 2$/);
     expect(line("tell-pun", "invalid-arguments")).toMatch(/ 2$/);
     expect(line("tell-pun", "not-running")).toMatch(/ 1$/);
+    expect(line("tell-pun", "timeout")).toMatch(/ 1$/);
     expect(line("(unknown)", "unknown-tool")).toMatch(/ 1$/);
-    expect(metrics).toMatch(/toolmesh_mcp_tool_call_duration_seconds_count\{[^}]*tool="tell-pun"[^}]*\} 5/);
+    expect(metrics).toMatch(/toolmesh_mcp_tool_call_duration_seconds_count\{[^}]*tool="tell-pun"[^}]*\} 6/);
     // The service writes its log line as the call ends; the line reaches this test's pipe a moment later.
     const server = system.processes.get("mcp-server")!;
     const callLines = () =>
@@ -249,7 +268,7 @@ describe("bad input gets a clear answer, and the server keeps serving", () => {
         .split("\n")
         .filter((l) => l.includes('"msg":"tools/call"'))
         .map((l) => JSON.parse(l) as Record<string, unknown>);
-    await expect.poll(() => callLines().length).toBe(6);
+    await expect.poll(() => callLines().length).toBe(7);
     const calls = callLines();
     const logs = server.logs;
     expect(calls.at(-1)).toMatchObject({
