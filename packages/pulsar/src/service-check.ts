@@ -43,6 +43,8 @@ export class ServiceCheck {
     const now = Date.now();
     const known = this.answers.get(key);
     if (known && now - known.at < ANSWER_REUSE_MS) return known.seen;
+    // Topics come and go (tool services): answers too old to reuse are dropped as new ones are kept.
+    for (const [old, answer] of this.answers) if (now - answer.at >= ANSWER_REUSE_MS) this.answers.delete(old);
     const seen = this.stats.read(topic).then((read) => {
       this.note(topic, read);
       return side === "consumed" ? consumedBy(topic, read) : publishedTo(read);
