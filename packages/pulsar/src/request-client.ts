@@ -158,7 +158,7 @@ export class RequestClient<S extends z.ZodType> {
         arm: () => {
           clearTimeout(call.timer);
           call.timer = setTimeout(() => {
-            this.pending.delete(id);
+            this.forget(id, call);
             reject(new RequestTimeoutError(this.options.requestTopic, this.options.responseTopic, timeoutMs, id));
           }, timeoutMs);
         },
@@ -174,8 +174,7 @@ export class RequestClient<S extends z.ZodType> {
     this.client.send(this.options.requestTopic, payload, properties).catch((err: Error) => {
       const call = this.pending.get(id);
       if (!call) return;
-      clearTimeout(call.timer);
-      this.pending.delete(id);
+      this.forget(id, call);
       call.reject(err);
     });
     return reply;
@@ -183,7 +182,8 @@ export class RequestClient<S extends z.ZodType> {
 
   /**
    * When the client has a ServiceCheck: once the call has waited its `afterMs` with no reply, asks the
-   * broker whether the service runs at all, and ends the call with NotRunningError if it does not. A call answered in time costs one timer, cleared at its first reply.
+   * broker whether the service runs at all, and ends the call with NotRunningError if it does not. A call
+   * answered in time costs one timer, cleared at its first reply (or when the call ends).
    */
   private checkServiceLater(id: string, call: PendingCall<z.output<S>>, timeoutMs: number): void {
     const check = this.client.serviceCheck;
@@ -193,11 +193,17 @@ export class RequestClient<S extends z.ZodType> {
       if (this.pending.get(id) !== call || call.replied) return;
       void check.notRunning(requestTopic, responseTopic).then((notRunning) => {
         if (!notRunning || this.pending.get(id) !== call || call.replied) return;
-        clearTimeout(call.timer);
-        this.pending.delete(id);
+        this.forget(id, call);
         call.reject(new NotRunningError(requestTopic, responseTopic, check.afterMs, id));
       });
     }, check.afterMs).unref();
+  }
+
+  /** Takes a call off the pending list and stops its timers; the caller then settles it. */
+  private forget(id: string, call: PendingCall<z.output<S>>): void {
+    clearTimeout(call.timer);
+    clearTimeout(call.checkTimer);
+    this.pending.delete(id);
   }
 
   /** Sends one request and yields each reply as it arrives, ending after the one `isLast` marks. */
@@ -217,10 +223,9 @@ export class RequestClient<S extends z.ZodType> {
     if (this.closed) return;
     this.closed = true;
     for (const [id, call] of this.pending) {
-      clearTimeout(call.timer);
+      this.forget(id, call);
       call.reject(new ClosedError(`request ${id} to ${this.options.requestTopic} abandoned: client closed`));
     }
-    this.pending.clear();
     await this.sessions?.close();
     if (this.sessions) await this.client.releaseProducer(this.options.requestTopic);
   }
@@ -257,8 +262,7 @@ export class RequestClient<S extends z.ZodType> {
     if (!id || !call) return; // another client's reply, or one that came after its timeout
     const decoded = decodeJson(this.options.responseSchema, message.payload);
     if (!decoded.ok) {
-      clearTimeout(call.timer);
-      this.pending.delete(id);
+      this.forget(id, call);
       call.reject(new ReplyFormatError(`reply on ${this.options.responseTopic} to request ${id}: ${decoded.reason}`));
       return;
     }
@@ -270,8 +274,7 @@ export class RequestClient<S extends z.ZodType> {
     for (const reply of call.order.accept(message.properties[SEQUENCE_PROPERTY], decoded.value)) {
       call.onReply?.(reply);
       if (call.isLast(reply)) {
-        clearTimeout(call.timer);
-        this.pending.delete(id);
+        this.forget(id, call);
         call.resolve(reply);
         return;
       }
