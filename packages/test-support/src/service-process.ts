@@ -28,18 +28,19 @@ export async function freePort(): Promise<number> {
   const range = /^(\d+)-(\d+)$/.exec(process.env.TOOLMESH_TEST_PORTS ?? "");
   if (!range) return tryPort(0);
   const [from, to] = [Number(range[1]), Number(range[2])];
-  // Each test file is its own process: start at a pid-based offset so parallel files rarely try the same port.
-  if (nextInRange === 0) nextInRange = process.pid % (to - from + 1);
-  for (let i = 0; i <= to - from; i++) {
-    const port = from + ((nextInRange + i) % (to - from + 1));
+  const size = to - from + 1;
+  // Start at a pid-based offset so parallel runs (each a process of its own) rarely try the same port.
+  if (nextInRange === 0) nextInRange = process.pid % size;
+  for (let i = 0; i < size; i++) {
+    // Claimed before the check is awaited: concurrent callers in this process (services started at once)
+    // must not both find the same port free and both be handed it.
+    const port = from + (nextInRange % size);
+    nextInRange = (nextInRange % size) + 1;
     const taken = await tryPort(port).then(
       () => false,
       () => true,
     );
-    if (!taken) {
-      nextInRange = port - from + 1;
-      return port;
-    }
+    if (!taken) return port;
   }
   throw new Error(`no free port in TOOLMESH_TEST_PORTS=${process.env.TOOLMESH_TEST_PORTS}`);
 }
