@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,17 +13,20 @@ const services = Object.keys(ServicePorts);
 
 /** Runs the service's main.ts with only `env` (and PATH) until it exits; its exit status, stdout and stderr lines. */
 function startWith(service: string, env: Record<string, string>, timeout = 20_000) {
-  const result = spawnSync(process.execPath, [resolve(REPO_ROOT, "services", service, "dist/main.js")], {
-    env: { PATH: process.env.PATH, ...env },
-    encoding: "utf8",
-    timeout,
+  const main = resolve(REPO_ROOT, "services", service, "dist/main.js");
+  return new Promise<{ status: number | null; stdout: string; lines: string[] }>((done) => {
+    execFile(process.execPath, [main], { env: { PATH: process.env.PATH, ...env }, encoding: "utf8", timeout }, (error, stdout, stderr) => {
+      // A non-zero exit comes as an error whose code is the status; a kill (the timeout) has none.
+      const status = error ? (typeof error.code === "number" ? error.code : null) : 0;
+      done({ status, stdout, lines: stderr.trimEnd().split("\n") });
+    });
   });
-  return { status: result.status, stdout: result.stdout, lines: result.stderr.trimEnd().split("\n") };
 }
 
-describe("a bad environment", () => {
-  it.each(services)("%s prints one line naming each bad variable and exits 1", (service) => {
-    const result = startWith(service, {
+// Each case is a process that starts and exits by itself, so they run a few at a time.
+describe.concurrent("a bad environment", () => {
+  it.each(services)("%s prints one line naming each bad variable and exits 1", async (service) => {
+    const result = await startWith(service, {
       HTTP_PORT: "eighty",
       SHUTDOWN_TIMEOUT_MS: "-5",
       TOOLMESH_TENANT: "a/b",
@@ -40,8 +43,8 @@ describe("a bad environment", () => {
 
   // The Pulsar settings checked after parsing (files that must be readable, variables that go in pairs)
   // are the same kind of mistake and must read the same way, not as a stack trace.
-  it.each(services)("%s names an unreadable TLS file and a certificate without its key in one line", (service) => {
-    const result = startWith(service, {
+  it.each(services)("%s names an unreadable TLS file and a certificate without its key in one line", async (service) => {
+    const result = await startWith(service, {
       HTTP_PORT: "0",
       PULSAR_SERVICE_URL: "pulsar+ssl://127.0.0.1:1",
       PULSAR_TLS_CA_FILE: "/nonexistent/ca.pem",
@@ -119,7 +122,7 @@ describe("a bad environment", () => {
       [join(file, "state"), `ENOTDIR: not a directory, mkdir '${file}/state'`],
       ["/proc/toolmesh-state", "ENOENT: no such file or directory, mkdir '/proc/toolmesh-state'"],
     ] as const) {
-      const { status, lines } = startWith(service, { ...brokerEnv(broker), HTTP_PORT: "0", [variable]: dir });
+      const { status, lines } = await startWith(service, { ...brokerEnv(broker), HTTP_PORT: "0", [variable]: dir });
       expect(status).toBe(1);
       expect(lines).toEqual([`${service}: cannot create the data folder ${variable}="${dir}": ${reason}`]);
     }

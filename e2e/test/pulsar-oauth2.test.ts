@@ -50,7 +50,8 @@ afterAll(async () => {
   await broker.discard();
 });
 
-describe("toolmesh on OAuth2, TrustGraph on a token, one secured broker", () => {
+// The first case waits out two token lifetimes; the others run meanwhile (their own topics and processes).
+describe.concurrent("toolmesh on OAuth2, TrustGraph on a token, one secured broker", () => {
   it("TrustGraph's ToolServiceClient gets jokes from the joke-service, before and after its OAuth2 tokens expire", async () => {
     const ask = () =>
       trustGraphToolCalls(broker.serviceUrl, jokeTopics, [{ config: { style: "dad-joke" }, arguments: { topic: "cats" } }], {

@@ -39,7 +39,10 @@ export class System {
 
   async start(names: Array<[name: string, env?: Record<string, string>]>): Promise<void> {
     this.broker = await useBroker();
-    for (const [name, env] of names) await this.add(name, name, env);
+    // Config first: every other service is ready only once it has loaded config. Then the rest at once.
+    const [first, rest] = names[0]?.[0] === "config" ? [names.slice(0, 1), names.slice(1)] : [[], names];
+    for (const [name, env] of first) await this.add(name, name, env);
+    await Promise.all(rest.map(([name, env]) => this.add(name, name, env)));
   }
 
   /** Starts one more process (e.g. a second replica) under its own label. */

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BrokerInstance,
   ProxyInstance,
@@ -83,10 +83,9 @@ beforeAll(async () => {
   await proxy.start();
   issuer = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: 60 });
 }, 120_000);
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
 afterAll(async () => {
+  // Not after each test: the expiry cases run at once, and one ending must not close another's client.
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
   await issuer?.stop();
   await proxy.stop({ kill: true }).catch(() => undefined);
   await broker.discard();
@@ -164,7 +163,8 @@ describe("the token source", () => {
   });
 });
 
-describe("a token source whose cache outlives the token", () => {
+// Each waits for a token to expire, so they wait at once.
+describe.concurrent("a token source whose cache outlives the token", () => {
   /**
    * A binary client whose token source offers `cached` until told the broker rejected it, then `fresh`;
    * `hints` records each ask: undefined, or "rejected" when it named `cached` as refused.
@@ -257,7 +257,8 @@ describe("the transports with OAuth2 tokens", () => {
     expect(received.map((m) => ({ payload: m.payload.toString(), properties: m.properties }))).toEqual(expected);
   });
 
-  it.each([
+  // Each waits out two token lifetimes (7 s), so the three wait at once.
+  it.concurrent.each([
     ["directly", () => broker.serviceUrl, undefined],
     ["through the Pulsar proxy", () => proxy.serviceUrl, undefined],
     // The cache believes the token is good for an hour: only the broker's challenge says otherwise.

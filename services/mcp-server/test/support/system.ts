@@ -26,11 +26,16 @@ export class McpSystem {
 
   async start(mcpServerEnv: Record<string, string> = {}): Promise<void> {
     this.webServiceUrl = (await useBroker()).webServiceUrl;
-    this.everything = await EverythingServer.start("streamableHttp");
-    await this.add("config", { CONFIG_DATA_DIR: join(this.dataDir, "config") });
-    await this.add("tool-registry", { REGISTRY_DATA_DIR: join(this.dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
-    await this.add("joke-service");
-    await this.add("mcp-tool");
+    // Config first: the others are ready only once they have loaded config. Then the rest at once.
+    [this.everything] = await Promise.all([
+      EverythingServer.start("streamableHttp"),
+      this.add("config", { CONFIG_DATA_DIR: join(this.dataDir, "config") }),
+    ]);
+    await Promise.all([
+      this.add("tool-registry", { REGISTRY_DATA_DIR: join(this.dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" }),
+      this.add("joke-service"),
+      this.add("mcp-tool"),
+    ]);
     this.pulsar = new PulsarClient({ webServiceUrl: this.webServiceUrl });
     const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
       RequestClient.create(this.pulsar, {
