@@ -153,8 +153,12 @@ export class Tracing {
     return this.provider.forceFlush();
   }
 
-  /** Exports what is buffered and stops; the last step of a service's shutdown. */
-  shutdown(): Promise<void> {
-    return this.provider.shutdown();
+  /**
+   * Exports what is buffered and stops; the last step of a service's shutdown. Tracing is then off in
+   * this process (the globals are cleared), so a later start() can register a new SDK.
+   */
+  async shutdown(): Promise<void> {
+    await this.provider.shutdown();
+    Tracing.unregister();
   }
 }

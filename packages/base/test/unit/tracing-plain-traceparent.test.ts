@@ -16,7 +16,6 @@ let tracing: Tracing | undefined;
 afterEach(async () => {
   await tracing?.shutdown();
   tracing = undefined;
-  Tracing.unregister();
 });
 
 function traceWith(propagators: TracePropagator[], sampler: TracesSampler = "parentbased_always_on"): void {

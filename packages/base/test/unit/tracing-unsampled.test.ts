@@ -89,10 +89,9 @@ afterAll(async () => {
 
 let tracing: Tracing | undefined;
 afterEach(async () => {
+  // The unit tier shares one module cache per worker: shutdown() leaves no global tracer behind.
   await tracing?.shutdown();
   tracing = undefined;
-  // The unit tier shares one module cache per worker: leave no global tracer behind.
-  Tracing.unregister();
 });
 
 /** Registers an SDK with `sampler` (the SDK reads OTEL_TRACES_SAMPLER when it is made), spans kept in memory. */
@@ -224,12 +223,10 @@ describe("new traces with parentbased_traceidratio", () => {
     const none = await newTraces(20);
     expect([none.sampled.length, none.unsampled.length, none.spans.length]).toEqual([0, 20, 0]);
     await tracing!.shutdown();
-    Tracing.unregister();
     traceWith("parentbased_traceidratio", 1);
     const all = await newTraces(20);
     expect([all.sampled.length, all.spans.length]).toEqual([20, 40]);
     await tracing!.shutdown();
-    Tracing.unregister();
     traceWith("parentbased_traceidratio");
     expect((await newTraces(5)).sampled).toHaveLength(5);
   });
