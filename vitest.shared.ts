@@ -22,7 +22,7 @@ export const sharedVitestConfig = defineConfig({
     fileParallelism: false,
     // One process runs a package's files one after another, each module loaded once: about a minute less
     // over the repo than a fresh process per file. So a file must leave process-wide state as it found it;
-    // e2e, whose files register OpenTelemetry globally, keeps a process per file (e2e/vitest.config.ts).
+    // e2e keeps a process per file (e2e/vitest.config.ts).
     isolate: false,
     // The JSON report lets scripts/test.sh print one "N passed, N failed" line for the whole repo.
     reporters: ["default", "json"],

@@ -17,22 +17,25 @@ pnpm exec turbo run build typecheck lint
 pnpm exec prettier --check . --log-level warn
 
 find packages services bench e2e test-results -path '*/vitest.json' -path '*test-results*' -not -path '*/node_modules/*' -delete 2>/dev/null || true
-# The fast tier first: handlers and pure logic, no broker (vitest.unit.config.ts).
 status=0
-pnpm exec vitest run -c vitest.unit.config.ts || status=$?
 
 # What to stop on exit, last started first.
 on_exit=()
 run_on_exit() { for ((i = ${#on_exit[@]} - 1; i >= 0; i--)); do eval "${on_exit[i]}" || true; done; }
 trap run_on_exit EXIT
 
+# The broker and PostgreSQL start in the background while the unit tier runs: it needs neither, and their
+# start (a JVM booting, jars fetched once per checkout) would otherwise come after it.
+
 # The tests' own broker instance, apart from the development broker on 8080 (see packages/test-support).
 test_broker=(env PULSAR_HOME="$repo/.pulsar/test" PULSAR_WEB_PORT=18080 PULSAR_BROKER_PORT=16650 PULSAR_BOOKIE_PORT=13181)
 # With a Docker engine the tests start the official image themselves (test-support broker-mode.ts).
 mode="$(node -e 'import("./packages/test-support/dist/broker-mode.js").then((m) => console.log(m.brokerMode()))')"
 echo "test broker: $mode"
+broker_start=""
 if [[ "$mode" == local ]] && ! "${test_broker[@]}" bash infra/pulsar/status.sh >/dev/null 2>&1; then
-  "${test_broker[@]}" bash infra/pulsar/start.sh
+  "${test_broker[@]}" bash infra/pulsar/start.sh &
+  broker_start=$!
   # Killed, not stopped cleanly: a clean stop spends about 10 s winding the broker down, and nothing in the
   # tests' own broker needs keeping (a killed broker keeps acknowledged data anyway: infra/pulsar/README.md).
   on_exit+=('"${test_broker[@]}" PULSAR_STOP_TIMEOUT=0 bash infra/pulsar/stop.sh')
@@ -42,11 +45,21 @@ fi
 # (its files or container removed) on exit: testcontainers' PostgreSQL module when a Docker engine answers, else
 # npm's embedded-postgres binaries (TOOLMESH_TEST_POSTGRES=embedded|testcontainers forces one; postgres-main.js
 # prints which and why). TOOLMESH_TEST_DATABASE_URL set: that server instead.
+pg_url_file=""
 if [[ -z "${TOOLMESH_TEST_DATABASE_URL:-}" ]]; then
   pg_url_file="$(mktemp)"
   node packages/test-support/dist/postgres-main.js "$pg_url_file" &
   pg_pid=$!
   on_exit+=('kill "$pg_pid" 2>/dev/null; wait "$pg_pid" 2>/dev/null')
+fi
+
+# The fast tier: handlers and pure logic, no broker (vitest.unit.config.ts).
+pnpm exec vitest run -c vitest.unit.config.ts || status=$?
+
+if [[ -n "$broker_start" ]]; then
+  wait "$broker_start" || { echo "the test broker did not start (see above)" >&2; exit 1; }
+fi
+if [[ -n "$pg_url_file" ]]; then
   # Up to 5 minutes: a first container start pulls the postgres image.
   for _ in $(seq 1 600); do [[ -s "$pg_url_file" ]] || ! kill -0 "$pg_pid" 2>/dev/null && break; sleep 0.5; done
   [[ -s "$pg_url_file" ]] || { echo "test PostgreSQL did not start" >&2; exit 1; }
