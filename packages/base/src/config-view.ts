@@ -222,11 +222,20 @@ export class ConfigView {
     if (ended) this.logger.info({ failures: ended.failures, since: ended.since.toISOString() }, "config reload works again");
   }
 
-  /** Logs one warning when a streak starts and one error when it makes the service unready; retries with backoff. */
+  /**
+   * Logs one warning when a streak starts and one error when it makes the service unready; retries with
+   * backoff. Until config has answered once, the service is starting with (or before) it, as on every
+   * `npm run up` or rollout: an info line first, and one warning if it still has not answered when a
+   * streak would make a running service unready. Readiness says "config not loaded yet" meanwhile.
+   */
   private failed(reason: string): void {
     const level = this.streak.failed(reason);
     const fields = { reason, failures: this.streak.failures, since: this.streak.startedAt!.toISOString() };
-    if (level === "error") this.logger.error(fields, "config reloads keep failing; /readyz reports not ready until one succeeds");
+    if (!this.firstContact.reached) {
+      if (level === "warn") this.logger.info(fields, "waiting for the config service to answer");
+      else if (level === "error") this.logger.warn(fields, "the config service has not answered yet; retrying");
+      else this.logger.debug(fields, "config service still not answering");
+    } else if (level === "error") this.logger.error(fields, "config reloads keep failing; /readyz reports not ready until one succeeds");
     else if (level === "warn") this.logger.warn(fields, "config reload failed; retrying");
     else this.logger.debug(fields, "config reload failed again");
     if (!this.closed) {

@@ -20,6 +20,8 @@ export interface RevisionCatalogOptions {
 }
 
 const MAX_CACHED = 64;
+// Tries time out after 250, 500, 1000 and 2000 ms with 250 ms between them: the fourth fails about 4.75 s in.
+const WARN_AFTER_FAILURES = 4;
 
 /**
  * The tool registry as seen from here: revisions by number (immutable, so each is fetched once and
@@ -73,9 +75,14 @@ export class RevisionCatalog {
         await this.current();
       } catch (err) {
         if (this.timeouts.reached) return;
-        // Tries come quickly at first (FirstContact): one warning, the rest at debug; /readyz tells meanwhile.
-        const level = failures++ === 0 ? "warn" : "debug";
-        this.options.logger[level]({ reason: (err as Error).message, failures }, "tool registry not reachable yet; retrying");
+        // Tries come quickly at first (FirstContact) and the registry often starts with this service: an info
+        // line at first, one warning once the tries have waited about 4 s in all, the rest at debug; /readyz
+        // tells meanwhile.
+        failures += 1;
+        const fields = { reason: (err as Error).message, failures };
+        if (failures === 1) this.options.logger.info(fields, "waiting for the tool registry to answer");
+        else if (failures === WARN_AFTER_FAILURES) this.options.logger.warn(fields, "the tool registry has not answered yet; retrying");
+        else this.options.logger.debug(fields, "tool registry still not answering");
         await new Promise((resolve) => setTimeout(resolve, 250).unref());
       }
     }

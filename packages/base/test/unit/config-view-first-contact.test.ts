@@ -7,7 +7,7 @@ import { FakeConfig, MemoryBus } from "../../src/testing/index.js";
 // A service may start before the config service (npm run up, a Kubernetes rollout). A config request sent
 // before config subscribes is dropped (request topics are non-persistent), so only its timeout tells: the
 // view tries with short timeouts first (250 ms, then twice as long each time) and the usual one once
-// config has answered. A watcher on config's request topic reads each request's deadline (sent at now +
+// config has answered. Until then a failure is logged as waiting, not as a fault. A watcher on config's request topic reads each request's deadline (sent at now +
 // timeout), so the test sees the timeout of every try.
 
 const bus = new MemoryBus();
@@ -24,7 +24,9 @@ describe("ConfigView before the config service is up", () => {
           tries.push({ timeoutMs: Number(message.properties.deadline) - Date.now() });
         },
       );
-    const view = new ConfigView(bus.client(), pino({ level: "silent" }), {
+    const logged: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: "debug" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+    const view = new ConfigView(bus.client(), logger, {
       types: ["tool"],
       topics: bus.topics,
       subscriber: "first-contact",
@@ -33,6 +35,9 @@ describe("ConfigView before the config service is up", () => {
     });
     await view.start();
     await expect.poll(() => tries.length, { timeout: 3_000 }).toBeGreaterThanOrEqual(3);
+    // Starting before config is normal: the first failure is an info line, never a warning or an error.
+    const waiting = logged.filter((line) => line.level >= 30);
+    expect(waiting.map(({ level, msg }) => ({ level, msg }))).toEqual([{ level: 30, msg: "waiting for the config service to answer" }]);
     await FakeConfig.start(bus);
     await view.whenReady();
     // A reload after config has answered (one asked for during the first load would coalesce with it).
