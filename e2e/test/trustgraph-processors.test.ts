@@ -176,6 +176,36 @@ describe("TrustGraph's processors on toolmesh's config service", () => {
     console.info(followed.map((m) => m[0]).join("\n"));
     expect(tgAgent.logs.slice(agentFrom)).not.toMatch(/Configuration reload failed/);
   });
+
+  it("agent-manager-react loads a tool-service written in toolmesh's short form (a topic, no queues)", async () => {
+    // It reads only request-queue/response-queue, and one tool-service without them failed its whole
+    // reload (every tool of the workspace lost): config stores the short form with the queues it means.
+    const agentFrom = tgAgent.logs.length;
+    const version = await put([
+      item("tool-service", "short-jokes", { id: "short-jokes", topic: JOKE_TOPIC, "config-params": [{ name: "style", required: false }] }),
+      item("tool", "tell-short-joke", {
+        type: "tool-service",
+        name: "tell-short-joke",
+        description: "Tells a joke about a topic",
+        service: "short-jokes",
+        style: "dad-joke",
+        arguments: [{ name: "topic", type: "string", description: "what the joke is about" }],
+      }),
+    ]);
+    await tgAgent.waitForLog(new RegExp(`.*Loading configuration version ${version} for workspace default`), { from: agentFrom });
+    // Whichever comes first: the tools loaded, or the reload failed (it says why on the line before).
+    const loaded = await tgAgent.waitForLog(/.*(?:Loaded (\d+) tools for workspace default|Configuration reload failed)/, {
+      from: agentFrom,
+    });
+    console.info(loaded[0]);
+    expect(tgAgent.logs.slice(agentFrom)).not.toMatch(/must define/);
+    expect(Number(loaded[1])).toBe(3);
+    const stored = await config.request({ operation: "get", keys: [{ type: "tool-service", key: "short-jokes" }] });
+    expect(JSON.parse(stored.values![0]!.value!)).toMatchObject({
+      "request-queue": `request:tg:${JOKE_TOPIC}`,
+      "response-queue": `response:tg:${JOKE_TOPIC}`,
+    });
+  });
 });
 
 describe("toolmesh's agent with TrustGraph's queue ids", () => {

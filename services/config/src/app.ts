@@ -5,6 +5,7 @@ import { ConfigPush, type ConfigResponse, ErrorType, ServiceName, requestSubscri
 import type { ConfigEnv } from "./env.js";
 import { IncomingConfigRequest, createConfigHandlers } from "./handlers/config-request.js";
 import { type ConfigStore, openConfigStore } from "./store/index.js";
+import { addTrustGraphQueuesAtStart } from "./tool-service-queues.js";
 import { WorkspaceQueues } from "./workspace-queues.js";
 import { pushFor, workspaceIdProblem } from "./workspaces.js";
 
@@ -67,7 +68,17 @@ export async function buildConfig(
     limits: { maxValueBytes: env.CONFIG_MAX_VALUE_BYTES, maxReplyBytes: env.CONFIG_MAX_REPLY_BYTES },
     publish,
     workspacesChanged: () => workspaceQueues.sync(),
+    tenant: runtime.topics.tenant,
   });
+
+  // Before the start-up poke below, which tells every reader to reload everything.
+  const completed = await addTrustGraphQueuesAtStart(store, runtime.topics.tenant);
+  if (completed.length > 0) {
+    runtime.logger.info(
+      { workspaces: completed.map((w) => w.workspace) },
+      "added TrustGraph's queues to tool-service values that named only a topic",
+    );
+  }
 
   const registered = await store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
   if (registered) runtime.logger.info({ workspaces: registered.created }, "registered workspaces");

@@ -33,6 +33,8 @@ export interface ConfigHandlerDeps {
   /** Called after a write that registered or unregistered workspaces, before its push and reply. */
   workspacesChanged: () => Promise<void>;
   limits: ConfigLimits;
+  /** This system's Pulsar tenant (TOOLMESH_TENANT): the topicspace of the queues a `topic` stands for. */
+  tenant: string;
 }
 
 /** What a caller whose read is too large for one reply can do instead. */

@@ -1,5 +1,6 @@
 import { type ConfigValue, ErrorType, isReservedWorkspace, ServiceError } from "@toolmesh/schema";
 import { TypeOverLimit } from "../store/index.js";
+import { withTrustGraphQueues } from "../tool-service-queues.js";
 import { descriptorProblem } from "../validate.js";
 import { pushFor, registrationsIn, workspaceIdProblem } from "../workspaces.js";
 import type { ConfigHandlerDeps, ConfigOperationHandler } from "./config-request.js";
@@ -15,7 +16,7 @@ function oversizedValues(values: ConfigValue[], maxValueBytes: number): string[]
  * The protocol's writes: put and delete. Each is one transaction with one version bump and one push naming
  * the types and workspaces it changed (see workspaces.ts for how workspaces come and go).
  */
-export function writeOperations({ store, publish, workspacesChanged, limits }: ConfigHandlerDeps) {
+export function writeOperations({ store, publish, workspacesChanged, limits, tenant }: ConfigHandlerDeps) {
   /** The workspaces a put registers: those it names in `__workspaces__`, or its own when not yet registered. */
   const toRegister = async (workspace: string, values: ConfigValue[]): Promise<string[]> => {
     const named = registrationsIn(workspace, values);
@@ -39,8 +40,9 @@ export function writeOperations({ store, publish, workspacesChanged, limits }: C
       const problems = values.map(descriptorProblem).filter((p): p is string => p !== null);
       if (problems.length > 0) throw new ServiceError(ErrorType.configError, problems.join("; "));
       const register = await toRegister(workspace, values);
+      const stored = values.map((item) => withTrustGraphQueues(item, tenant));
       try {
-        const result = await store.write(workspace, { put: values, register }, limits.maxReplyBytes);
+        const result = await store.write(workspace, { put: stored, register }, limits.maxReplyBytes);
         return await announce(workspace, [...new Set(values.map((v) => v.type))], result);
       } catch (err) {
         if (!(err instanceof TypeOverLimit)) throw err;

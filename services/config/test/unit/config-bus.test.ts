@@ -18,7 +18,10 @@ describe("config on the in-memory bus", () => {
     expect(put.version).toBe(before + 1);
     expect((await config.pushFor(before + 1)).changes).toEqual({ "tool-service": ["default"] });
     const got = await config.ask({ operation: "getvalues", type: "tool-service" });
-    expect(got.values.map((v) => [v.key, JSON.parse(v.value!)])).toEqual([["jokes", { id: "jokes", topic: "joke" }]]);
+    // Stored with the queues its topic means, where TrustGraph's agents read them (tool-service-queues.ts).
+    expect(got.values.map((v) => [v.key, JSON.parse(v.value!)])).toEqual([
+      ["jokes", { id: "jokes", topic: "joke", "request-queue": "request:tg:joke", "response-queue": "response:tg:joke" }],
+    ]);
   });
 
   it("refuses an invalid descriptor and an oversized value with clear errors, and keeps serving", async () => {

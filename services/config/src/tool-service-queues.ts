@@ -1,0 +1,47 @@
+import { ConfigType, type ConfigValue, ToolServiceDescriptor } from "@toolmesh/schema";
+import type { ConfigStore, StoreWriteResult } from "./store/index.js";
+
+/**
+ * TrustGraph's agents (agent-manager-react) call a tool service only through its `request-queue` and
+ * `response-queue`, and a tool-service without them fails their whole tool reload: every tool of the
+ * workspace is lost to them, not only that one. toolmesh's short form names a `topic` instead. So a
+ * `tool-service` value with a `topic` and no queues is stored with the queues that topic means in this
+ * system's tenant (`request:<tenant>:<topic>`, `response:<tenant>:<topic>`, TrustGraph's queue ids): the
+ * same topics toolmesh derives from `topic`, now written where TrustGraph reads them.
+ *
+ * Returns the item as it should be stored: unchanged unless it is such a value.
+ */
+export function withTrustGraphQueues(item: ConfigValue, tenant: string): ConfigValue {
+  if (item.type !== ConfigType.toolService) return item;
+  let json: unknown;
+  try {
+    json = JSON.parse(item.value);
+  } catch {
+    return item;
+  }
+  const parsed = ToolServiceDescriptor.safeParse(json);
+  if (!parsed.success || parsed.data.topic === undefined || parsed.data.requestQueue !== undefined) return item;
+  const { topic } = parsed.data;
+  const completed = { ...(json as object), "request-queue": `request:${tenant}:${topic}`, "response-queue": `response:${tenant}:${topic}` };
+  return { ...item, value: JSON.stringify(completed) };
+}
+
+/**
+ * At start: gives the stored `tool-service` values written before withTrustGraphQueues existed their
+ * queues, one write per workspace that has any. Several replicas starting at once may each do it; the
+ * values they write are the same. Returns each write with its workspace, for the pushes.
+ */
+export async function addTrustGraphQueuesAtStart(
+  store: ConfigStore,
+  tenant: string,
+): Promise<Array<{ workspace: string; result: StoreWriteResult }>> {
+  const byWorkspace = new Map<string, ConfigValue[]>();
+  for (const { workspace, ...item } of await store.valuesAllWorkspaces(ConfigType.toolService)) {
+    const completed = withTrustGraphQueues(item, tenant);
+    if (completed === item) continue;
+    byWorkspace.set(workspace, [...(byWorkspace.get(workspace) ?? []), completed]);
+  }
+  const writes = [];
+  for (const [workspace, put] of byWorkspace) writes.push({ workspace, result: await store.write(workspace, { put }) });
+  return writes;
+}
