@@ -4,6 +4,7 @@
 // build output changes).
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { ServicePorts } from "../packages/schema/dist/ports.js";
 
@@ -130,6 +131,31 @@ function start([name, port, extra], index) {
   children.push(entry);
 }
 
+/** Whether nothing listens on 127.0.0.1:`port` (where the services listen by default). */
+const portFree = (port) =>
+  new Promise((resolve) => {
+    const server = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+/**
+ * Stops before starting anything when a service's port is taken: most often by a toolmesh already running
+ * (a second `npm run up`), whose services would answer this one's readiness checks while its own exited.
+ */
+async function refuseTakenPorts() {
+  const known = services.filter(([, port]) => port !== undefined);
+  const free = await Promise.all(known.map(([, port]) => portFree(port)));
+  const busy = known.filter((_, i) => !free[i]);
+  if (busy.length === 0) return;
+  process.stderr.write(
+    `ports in use: ${busy.map(([name, port]) => `${port} (${name})`).join(", ")}.\n` +
+      "Is toolmesh already running (another npm run up)? Stop it first, or run a second system beside it with\n" +
+      "TOOLMESH_PORT_OFFSET=100 TOOLMESH_TENANT=other TOOLMESH_DATA_DIR=data-other npm run up (docs/operations.md).\n",
+  );
+  process.exit(1);
+}
+
 async function waitReady(entry) {
   const { name, listening } = entry;
   const deadline = Date.now() + 60_000;
@@ -139,6 +165,8 @@ async function waitReady(entry) {
   if (!port && entry.exit !== undefined) throw new Error(`${name} exited (${entry.exit}) before listening: see its lines above`);
   if (!port) throw new Error(`${name} did not start listening within 60 s (is the broker running? npm run broker:status)`);
   while (Date.now() < deadline) {
+    // Exited after listening began, or before (its port given, so no "listening" line was awaited).
+    if (entry.exit !== undefined) throw new Error(`${name} exited (${entry.exit}): see its lines above`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
     } catch {
@@ -203,6 +231,7 @@ process.on("exit", () => {
   for (const { child } of running()) child.kill("SIGTERM");
 });
 
+await refuseTakenPorts();
 services.forEach(start);
 try {
   await Promise.all(children.map(waitReady));

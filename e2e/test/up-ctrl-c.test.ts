@@ -70,3 +70,29 @@ describe("npm run up, then Ctrl-C", () => {
     for (const service of SERVICES) expect(plain, service).toMatch(new RegExp(`^${service} +\\S+ info stopped$`, "m"));
   }, 60_000);
 });
+
+describe("npm run up while a port it needs is taken (say, by a toolmesh already running)", () => {
+  it("starts no service, names the port and its service, and says how to run a second system", async () => {
+    const offset = await freeOffset();
+    const taken = ServicePorts.config + offset;
+    const blocker = createServer().listen(taken, "127.0.0.1");
+    await new Promise((resolve) => blocker.once("listening", resolve));
+    try {
+      const second = spawn(process.execPath, ["scripts/run-system.mjs"], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, TOOLMESH_PORT_OFFSET: String(offset), TOOLMESH_DATA_DIR: dataDir },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let printed = "";
+      second.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+      second.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => second.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(printed).toContain(`ports in use: ${taken} (config).`);
+      expect(printed).toMatch(/TOOLMESH_PORT_OFFSET=\d+ TOOLMESH_TENANT=\S+ TOOLMESH_DATA_DIR=\S+ npm run up/);
+      expect(printed).not.toMatch(/listening|toolmesh is up/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a local Apache Pulsar standalone broker (no Docker) from Maven Central jars, waits until it
-# serves requests, and creates tenant tg with its namespaces. Idempotent; see README.md for env knobs.
+# serves requests, and creates tenant tg (or TOOLMESH_TENANT) with its namespaces. Idempotent; see README.md for env knobs.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -9,7 +9,9 @@ set -euo pipefail
 # shellcheck source=security.sh
 . "$PULSAR_DIR/security.sh"
 
-TENANT=tg
+# The tenant toolmesh runs in (TOOLMESH_TENANT, as the services read it), so a second system beside the
+# first (npm run up with its own TOOLMESH_TENANT) finds its tenant made too.
+TENANT="${TOOLMESH_TENANT:-tg}"
 NAMESPACES=(request response notify flow)
 
 # PUT an admin resource; 204 = created, 409 = already exists. Anything else is an error.
