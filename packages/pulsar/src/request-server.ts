@@ -199,7 +199,10 @@ export async function serve<S extends z.ZodType, R>(client: PulsarClient, option
       outcome = "error";
       const type = err instanceof ServiceError ? err.type : (options.errorType ?? ErrorType.internal);
       const text = err instanceof Error ? err.message : String(err);
-      context.logger.warn({ err, type }, "request failed");
+      // A ServiceError is a refusal the handler meant (bad input, not found): its type and text say it all,
+      // a stack would only add noise. Anything else is unexpected and keeps its stack.
+      if (err instanceof ServiceError) context.logger.warn({ type, reason: text }, "request failed");
+      else context.logger.warn({ err, type }, "request failed");
       errorType = type;
       await replyError(type, text, reply);
     }
