@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `pnpm dev`: the whole system with watch mode. turbo rebuilds any package whose sources change (and what
-# depends on it); each service restarts when its build output changes.
+# `pnpm dev`, `npm run dev` and `turbo dev` (turbo.json registers this as the root task //#dev, and no
+# package has a dev task of its own, so each service runs once, here): the whole system with watch mode.
+# turbo rebuilds any package whose sources change (and what depends on it); each service restarts when
+# its build output changes.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
