@@ -18,6 +18,8 @@ import {
   requestTopic,
   responseTopic,
 } from "@toolmesh/test-support";
+import { z } from "zod";
+import { serveLibrarianSaves, serveReactPrompts } from "./fixtures/react-agent-stand-ins.js";
 
 // Issue 14: TrustGraph 2.11.1's own processors (trustgraph-flow from PyPI, unchanged) run against toolmesh's
 // config service, and toolmesh's agent uses a tool TrustGraph's mcp-tool processor serves.
@@ -206,6 +208,94 @@ describe("TrustGraph's processors on toolmesh's config service", () => {
       "response-queue": `response:tg:${JOKE_TOPIC}`,
     });
   });
+});
+
+describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () => {
+  it("calls an MCP tool through toolmesh's mcp-tool service; its tool-service call fails inside TrustGraph 2.11.1", async () => {
+    // toolmesh's MCP-tool gateway, where this flow sends the agent's MCP tool calls.
+    const mcpTool = await startService("mcp-tool");
+    // The agent's flow, as TrustGraph's flow service would configure it: its own queues; the prompt service
+    // it asks for each ReAct step (a stand-in scripting the model); the librarian it saves each step to (a
+    // stand-in that says "saved"); toolmesh's mcp-tool service for MCP tools. The other clients it makes at
+    // start (text completion, graph RAG, ...) get queues nobody serves: this run never asks them.
+    const queue = (cls: string, name: string) => `${cls}:tg:${name}-${unique}`;
+    const topics: Record<string, string> = { request: queue("request", "tg-agent"), next: queue("request", "tg-agent") };
+    topics.response = queue("response", "tg-agent");
+    topics.explainability = queue("flow", "tg-agent-explain");
+    for (const client of [
+      "prompt",
+      "text-completion",
+      "graph-rag",
+      "structured-query",
+      "embeddings",
+      "row-embeddings-query",
+      "librarian",
+    ]) {
+      topics[`${client}-request`] = queue("request", `tg-agent-${client}`);
+      topics[`${client}-response`] = queue("response", `tg-agent-${client}`);
+    }
+    topics["mcp-tool-request"] = "request:tg:mcp-tool";
+    topics["mcp-tool-response"] = "response:tg:mcp-tool";
+    const steps = [
+      'Thought: Echo first.\nAction: echo\nArgs: {\n  "message": "hello from TrustGraph"\n}',
+      'Thought: Now a joke.\nAction: tell-short-joke\nArgs: {\n  "topic": "cats"\n}',
+    ];
+    const { prompts, subscription } = await serveReactPrompts(
+      pulsar,
+      { request: topics["prompt-request"]!, response: topics["prompt-response"]! },
+      ({ history }) => steps[history.length] ?? `Thought: Done.\nFinal Answer: ${history.map((h) => h.observation).join(" | ")}`,
+    );
+    const librarian = await serveLibrarianSaves(pulsar, { request: topics["librarian-request"]!, response: topics["librarian-response"]! });
+    const agentFrom = tgAgent.logs.length;
+    await put([item("processor:agent-manager", "default", { topics, parameters: {} })]);
+    await tgAgent.waitForLog(/.*Started flow: default\/default/, { from: agentFrom });
+
+    // Only toolmesh's mcp-tool service consumes that queue (TrustGraph's mcp-tool processor has its own).
+    const mcpStats = (await (
+      await fetch(`${webServiceUrl}/admin/v2/${queueTopic(topics["mcp-tool-request"]).replace("://", "/")}/stats`)
+    ).json()) as { subscriptions: Record<string, unknown> };
+    expect(Object.keys(mcpStats.subscriptions)).toEqual(["mcp-tool-request"]);
+
+    const AgentReply = z.looseObject({ message_type: z.string(), content: z.string(), end_of_dialog: z.boolean() });
+    const tgAgentClient = await RequestClient.create(pulsar, {
+      requestTopic: queueTopic(topics.request!),
+      responseTopic: queueTopic(topics.response!),
+      responseSchema: AgentReply,
+      timeoutMs: 30_000,
+    });
+    const replies: Array<z.output<typeof AgentReply>> = [];
+    try {
+      await tgAgentClient.request(
+        { question: "Echo something, then tell a joke about cats", state: "", history: [], collection: "default", streaming: false },
+        { isLast: (r) => r.end_of_dialog, onReply: (r) => replies.push(r) },
+      );
+    } finally {
+      await tgAgentClient.close();
+      await subscription.close();
+      await librarian.subscription.close();
+      await mcpTool.stop();
+    }
+    const said = replies.filter((r) => r.message_type !== "explain").map((r) => `${r.message_type}: ${r.content}`);
+    console.info(said.join("\n"));
+    // It was offered the tools of toolmesh's config, the short-form tool service's included.
+    expect(prompts[0]!.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "tell-pun", "tell-short-joke"]));
+    const [echoed, joked] = prompts[2]!.history;
+    // echo went TrustGraph's agent -> toolmesh's mcp-tool service -> the MCP server, and back.
+    expect(echoed).toMatchObject({
+      action: "echo",
+      arguments: { message: "hello from TrustGraph" },
+      observation: "Echo: hello from TrustGraph",
+    });
+    // TrustGraph 2.11.1's agent cannot call any tool service: its ToolServiceImpl constructs trustgraph-base's
+    // ToolServiceClient with arguments that class does not take, so the call fails before anything is sent
+    // (toolmesh's agent calls the same tool: "toolmesh's agent with TrustGraph's queue ids" below; TrustGraph's
+    // own ToolServiceClient, wired by its spec, calls toolmesh's tool services in trustgraph.test.ts). When a
+    // TrustGraph release fixes it, this fails: expect the joke here then.
+    expect(joked).toMatchObject({ action: "tell-short-joke", arguments: { topic: "cats" } });
+    expect(joked!.observation).toBe("Error: ToolServiceClient() takes no arguments");
+    expect(said.at(-1)).toBe(`answer: Echo: hello from TrustGraph | ${joked!.observation}`);
+    expect(replies.at(-1)!.end_of_dialog).toBe(true);
+  }, 60_000);
 });
 
 describe("toolmesh's agent with TrustGraph's queue ids", () => {
