@@ -73,12 +73,8 @@ export async function buildConfig(
 
   // Before the start-up poke below, which tells every reader to reload everything.
   const completed = await addTrustGraphQueuesAtStart(store, runtime.topics.tenant);
-  if (completed.length > 0) {
-    runtime.logger.info(
-      { workspaces: completed.map((w) => w.workspace) },
-      "added TrustGraph's queues to tool-service values that named only a topic",
-    );
-  }
+  if (completed.length > 0)
+    runtime.logger.info({ workspaces: completed }, "added TrustGraph's queues to tool-service values that named only a topic");
 
   const registered = await store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
   if (registered) runtime.logger.info({ workspaces: registered.created }, "registered workspaces");

@@ -1,5 +1,5 @@
 import { ConfigType, type ConfigValue, ToolServiceDescriptor } from "@toolmesh/schema";
-import type { ConfigStore, StoreWriteResult } from "./store/index.js";
+import type { ConfigStore } from "./store/index.js";
 
 /**
  * TrustGraph's agents (agent-manager-react) call a tool service only through its `request-queue` and
@@ -29,19 +29,18 @@ export function withTrustGraphQueues(item: ConfigValue, tenant: string): ConfigV
 /**
  * At start: gives the stored `tool-service` values written before withTrustGraphQueues existed their
  * queues, one write per workspace that has any. Several replicas starting at once may each do it; the
- * values they write are the same. Returns each write with its workspace, for the pushes.
+ * values they write are the same. Returns the workspaces written (the start-up push that follows tells
+ * every reader to reload everything).
  */
-export async function addTrustGraphQueuesAtStart(
-  store: ConfigStore,
-  tenant: string,
-): Promise<Array<{ workspace: string; result: StoreWriteResult }>> {
+export async function addTrustGraphQueuesAtStart(store: ConfigStore, tenant: string): Promise<string[]> {
   const byWorkspace = new Map<string, ConfigValue[]>();
   for (const { workspace, ...item } of await store.valuesAllWorkspaces(ConfigType.toolService)) {
     const completed = withTrustGraphQueues(item, tenant);
     if (completed === item) continue;
-    byWorkspace.set(workspace, [...(byWorkspace.get(workspace) ?? []), completed]);
+    const put = byWorkspace.get(workspace);
+    if (put) put.push(completed);
+    else byWorkspace.set(workspace, [completed]);
   }
-  const writes = [];
-  for (const [workspace, put] of byWorkspace) writes.push({ workspace, result: await store.write(workspace, { put }) });
-  return writes;
+  for (const [workspace, put] of byWorkspace) await store.write(workspace, { put });
+  return [...byWorkspace.keys()];
 }

@@ -56,7 +56,7 @@ describe("addTrustGraphQueuesAtStart", () => {
       const before = await store.version();
 
       const writes = await addTrustGraphQueuesAtStart(store, "tg");
-      expect(writes.map((w) => w.workspace).sort()).toEqual(["default", "third"]);
+      expect(writes.sort()).toEqual(["default", "third"]);
       expect(await store.version()).toBe(before + 2);
       const stored = await store.valuesAllWorkspaces("tool-service");
       expect(stored.map((v) => [v.workspace, v.key, JSON.parse(v.value)["request-queue"]])).toEqual([
