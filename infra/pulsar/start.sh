@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a local Apache Pulsar standalone broker (no Docker) from Maven Central jars, waits until it
-# serves requests, and creates tenant tg (or TOOLMESH_TENANT) with its namespaces. Idempotent; see README.md for env knobs.
+# serves requests, and creates tenant tg (and TOOLMESH_TENANT's) with its namespaces. Idempotent; see README.md for env knobs.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -9,9 +9,11 @@ set -euo pipefail
 # shellcheck source=security.sh
 . "$PULSAR_DIR/security.sh"
 
-# The tenant toolmesh runs in (TOOLMESH_TENANT, as the services read it), so a second system beside the
-# first (npm run up with its own TOOLMESH_TENANT) finds its tenant made too.
-TENANT="${TOOLMESH_TENANT:-tg}"
+# Tenant tg (TrustGraph's, toolmesh's default, and the one the tests' brokers are checked for), and the
+# one TOOLMESH_TENANT names when it is another, so a second system beside the first (npm run up with its
+# own TOOLMESH_TENANT) finds its tenant made too.
+TENANTS=(tg)
+if [[ -n "${TOOLMESH_TENANT:-}" && "$TOOLMESH_TENANT" != tg ]]; then TENANTS+=("$TOOLMESH_TENANT"); fi
 NAMESPACES=(request response notify flow)
 
 # PUT an admin resource; 204 = created, 409 = already exists. Anything else is an error.
@@ -27,10 +29,12 @@ put_admin() { # put_admin PATH [JSON]
 }
 
 ensure_namespaces() {
-  put_admin "tenants/$TENANT" '{"allowedClusters":["standalone"]}'
-  local ns
-  for ns in "${NAMESPACES[@]}"; do
-    put_admin "namespaces/$TENANT/$ns"
+  local tenant ns
+  for tenant in "${TENANTS[@]}"; do
+    put_admin "tenants/$tenant" '{"allowedClusters":["standalone"]}'
+    for ns in "${NAMESPACES[@]}"; do
+      put_admin "namespaces/$tenant/$ns"
+    done
   done
 }
 
