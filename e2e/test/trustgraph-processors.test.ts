@@ -211,9 +211,10 @@ describe("TrustGraph's processors on toolmesh's config service", () => {
 });
 
 describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () => {
-  it("calls an MCP tool through toolmesh's mcp-tool service; its tool-service call fails inside TrustGraph 2.11.1", async () => {
-    // toolmesh's MCP-tool gateway, where this flow sends the agent's MCP tool calls.
-    const mcpTool = await startService("mcp-tool");
+  it("calls MCP tools through toolmesh's mcp-tool service, toolmesh's catalog among them; a tool-service call fails inside TrustGraph 2.11.1", async () => {
+    // toolmesh's MCP-tool gateway, where this flow sends the agent's MCP tool calls, and toolmesh's MCP face
+    // (the catalog as an MCP server): a tool service reached as an MCP tool, around TrustGraph's defect below.
+    const [mcpTool, mcpServer] = await Promise.all([startService("mcp-tool"), startService("mcp-server")]);
     // The agent's flow, as TrustGraph's flow service would configure it: its own queues; the prompt service
     // it asks for each ReAct step (a stand-in scripting the model); the librarian it saves each step to (a
     // stand-in that says "saved"); toolmesh's mcp-tool service for MCP tools. The other clients it makes at
@@ -239,6 +240,7 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     const steps = [
       'Thought: Echo first.\nAction: echo\nArgs: {\n  "message": "hello from TrustGraph"\n}',
       'Thought: Now a joke.\nAction: tell-short-joke\nArgs: {\n  "topic": "cats"\n}',
+      'Thought: Through the catalog then.\nAction: tell-joke-over-mcp\nArgs: {\n  "topic": "cats"\n}',
     ];
     const { prompts, subscription } = await serveReactPrompts(
       pulsar,
@@ -247,6 +249,24 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     );
     const librarian = await serveLibrarianSaves(pulsar, { request: topics["librarian-request"]!, response: topics["librarian-response"]! });
     const agentFrom = tgAgent.logs.length;
+    // TrustGraph 2.11.1's processors re-read only the types a push names and give their handler just those,
+    // so the agent's tool reload sees no tool-service unless the change touches one (then "Tool tell-pun
+    // references unknown tool-service" fails it, as against TrustGraph's own config service): this put
+    // writes one of them again, unchanged.
+    const shortJokes = await config.request({ operation: "get", keys: [{ type: "tool-service", key: "short-jokes" }] });
+    await put([
+      { type: "tool-service", key: "short-jokes", value: shortJokes.values![0]!.value! },
+      item("mcp", "toolmesh-catalog-joke", { url: `${mcpServer.url}/mcp`, "remote-name": "tell-short-joke" }),
+      item("tool", "tell-joke-over-mcp", {
+        type: "mcp-tool",
+        name: "tell-joke-over-mcp",
+        description: "Tells a joke about a topic, through toolmesh's catalog",
+        "mcp-tool": "toolmesh-catalog-joke",
+        arguments: [{ name: "topic", type: "string", description: "what the joke is about" }],
+      }),
+    ]);
+    // Tools first: a push naming both tools and the flow may start the flow before the tools reload.
+    await tgAgent.waitForLog(/.*Loaded 4 tools for workspace default/, { from: agentFrom });
     await put([item("processor:agent-manager", "default", { topics, parameters: {} })]);
     await tgAgent.waitForLog(/.*Started flow: default\/default/, { from: agentFrom });
 
@@ -273,13 +293,13 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
       await tgAgentClient.close();
       await subscription.close();
       await librarian.subscription.close();
-      await mcpTool.stop();
+      await Promise.all([mcpTool.stop(), mcpServer.stop()]);
     }
     const said = replies.filter((r) => r.message_type !== "explain").map((r) => `${r.message_type}: ${r.content}`);
     console.info(said.join("\n"));
     // It was offered the tools of toolmesh's config, the short-form tool service's included.
     expect(prompts[0]!.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "tell-pun", "tell-short-joke"]));
-    const [echoed, joked] = prompts[2]!.history;
+    const [echoed, joked, overMcp] = prompts[3]!.history;
     // echo went TrustGraph's agent -> toolmesh's mcp-tool service -> the MCP server, and back.
     expect(echoed).toMatchObject({
       action: "echo",
@@ -288,12 +308,16 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     });
     // TrustGraph 2.11.1's agent cannot call any tool service: its ToolServiceImpl constructs trustgraph-base's
     // ToolServiceClient with arguments that class does not take, so the call fails before anything is sent
-    // (toolmesh's agent calls the same tool: "toolmesh's agent with TrustGraph's queue ids" below; TrustGraph's
+    // (toolmesh's agent calls such tools: "toolmesh's agent with TrustGraph's queue ids" below; TrustGraph's
     // own ToolServiceClient, wired by its spec, calls toolmesh's tool services in trustgraph.test.ts). When a
     // TrustGraph release fixes it, this fails: expect the joke here then.
     expect(joked).toMatchObject({ action: "tell-short-joke", arguments: { topic: "cats" } });
     expect(joked!.observation).toBe("Error: ToolServiceClient() takes no arguments");
-    expect(said.at(-1)).toBe(`answer: Echo: hello from TrustGraph | ${joked!.observation}`);
+    // The same tool service through toolmesh's MCP face: TrustGraph's agent -> toolmesh's mcp-tool service ->
+    // toolmesh's mcp-server -> the joke-service, dad-joke style as the catalog tool's config says.
+    const joke = "Why don't cats play poker in the jungle? Too many cheetahs.";
+    expect(overMcp).toMatchObject({ action: "tell-joke-over-mcp", arguments: { topic: "cats" }, observation: joke });
+    expect(said.at(-1)).toBe(`answer: Echo: hello from TrustGraph | ${joked!.observation} | ${joke}`);
     expect(replies.at(-1)!.end_of_dialog).toBe(true);
   }, 60_000);
 });
