@@ -71,10 +71,10 @@ export async function buildConfig(
     tenant: runtime.topics.tenant,
   });
 
-  // Before the start-up poke below, which tells every reader to reload everything.
-  const completed = await addTrustGraphQueuesAtStart(store, runtime.topics.tenant);
-  if (completed.length > 0)
-    runtime.logger.info({ workspaces: completed }, "added TrustGraph's queues to tool-service values that named only a topic");
+  const queuesAdded = await addTrustGraphQueuesAtStart(store, runtime.topics.tenant);
+  if (queuesAdded.workspaces.length > 0) {
+    runtime.logger.info({ workspaces: queuesAdded.workspaces }, "added TrustGraph's queues to tool-service values that named only a topic");
+  }
 
   const registered = await store.registerAtStart((workspace) => workspaceIdProblem(workspace) === null);
   if (registered) runtime.logger.info({ workspaces: registered.created }, "registered workspaces");
@@ -90,6 +90,8 @@ export async function buildConfig(
       if (decoded.value.workspace_changes) await workspaceQueues.sync();
     },
   );
+  // Now that requests are served: readers re-read at once what each push names.
+  if (queuesAdded.push) await publish(queuesAdded.push);
   // TrustGraph's start-up poke ("empty changes = everything"); it also names the workspaces just registered.
   await publish(registered ? pushFor("", [], registered) : { version: await store.version(), changes: {}, workspace_changes: null });
   return { store, workspaceQueues };

@@ -1,4 +1,4 @@
-import { ConfigType, type ConfigValue, ToolServiceDescriptor } from "@toolmesh/schema";
+import { type ConfigPush, ConfigType, type ConfigValue, ToolServiceDescriptor, isReservedWorkspace } from "@toolmesh/schema";
 import type { ConfigStore } from "./store/index.js";
 
 /**
@@ -26,13 +26,22 @@ export function withTrustGraphQueues(item: ConfigValue, tenant: string): ConfigV
   return { ...item, value: JSON.stringify(completed) };
 }
 
+/** What addTrustGraphQueuesAtStart wrote, and the push that tells of it (null when nothing to tell). */
+export interface QueuesAdded {
+  workspaces: string[];
+  push: ConfigPush | null;
+}
+
 /**
  * At start: gives the stored `tool-service` values written before withTrustGraphQueues existed their
- * queues, one write per workspace that has any. Several replicas starting at once may each do it; the
- * values they write are the same. Returns the workspaces written (the start-up push that follows tells
- * every reader to reload everything).
+ * queues, one write per workspace that has any, and makes one push naming those workspaces, for config to
+ * publish once it serves requests (readers re-read at once). TrustGraph 2.11.1's processors skip a push
+ * that names no type (config's start-up poke) and hand their handler only the types a push names, and its
+ * agent's tool handler needs `tool` and `tool-service` together: so the push names both, or a running
+ * agent would keep the tool reload these values failed. Several replicas starting at once may each do it;
+ * the values they write are the same.
  */
-export async function addTrustGraphQueuesAtStart(store: ConfigStore, tenant: string): Promise<string[]> {
+export async function addTrustGraphQueuesAtStart(store: ConfigStore, tenant: string): Promise<QueuesAdded> {
   const byWorkspace = new Map<string, ConfigValue[]>();
   for (const { workspace, ...item } of await store.valuesAllWorkspaces(ConfigType.toolService)) {
     const completed = withTrustGraphQueues(item, tenant);
@@ -41,6 +50,10 @@ export async function addTrustGraphQueuesAtStart(store: ConfigStore, tenant: str
     if (put) put.push(completed);
     else byWorkspace.set(workspace, [completed]);
   }
-  for (const [workspace, put] of byWorkspace) await store.write(workspace, { put });
-  return [...byWorkspace.keys()];
+  let version = 0;
+  for (const [workspace, put] of byWorkspace) version = (await store.write(workspace, { put })).version;
+  const workspaces = [...byWorkspace.keys()];
+  const visible = workspaces.filter((workspace) => !isReservedWorkspace(workspace));
+  const changes = { [ConfigType.tool]: visible, [ConfigType.toolService]: visible };
+  return { workspaces, push: visible.length > 0 ? { version, changes, workspace_changes: null } : null };
 }

@@ -55,17 +55,24 @@ describe("addTrustGraphQueuesAtStart", () => {
       await store.write("third", { put: [item("tool-service", "b", { id: "b", topic: "b" })] });
       const before = await store.version();
 
-      const writes = await addTrustGraphQueuesAtStart(store, "tg");
-      expect(writes.sort()).toEqual(["default", "third"]);
+      const added = await addTrustGraphQueuesAtStart(store, "tg");
+      expect(added.workspaces.sort()).toEqual(["default", "third"]);
       expect(await store.version()).toBe(before + 2);
+      // One push naming the workspaces, at the last write's version, with `tool` beside `tool-service`:
+      // TrustGraph's processors re-read only the types a push names, and its agent needs both together.
+      expect(added.push).toEqual({
+        version: before + 2,
+        changes: { tool: ["default", "third"], "tool-service": ["default", "third"] },
+        workspace_changes: null,
+      });
       const stored = await store.valuesAllWorkspaces("tool-service");
       expect(stored.map((v) => [v.workspace, v.key, JSON.parse(v.value)["request-queue"]])).toEqual([
         ["default", "jokes", "request:tg:joke"],
         ["other", "tg", "request:tg:x"],
         ["third", "b", "request:tg:b"],
       ]);
-      // Nothing left to do: a second start (or a second replica after this one) writes nothing.
-      expect(await addTrustGraphQueuesAtStart(store, "tg")).toEqual([]);
+      // Nothing left to do: a second start (or a second replica after this one) writes and tells nothing.
+      expect(await addTrustGraphQueuesAtStart(store, "tg")).toEqual({ workspaces: [], push: null });
       expect(await store.version()).toBe(before + 2);
     } finally {
       await store.close();
