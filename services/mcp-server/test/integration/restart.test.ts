@@ -206,7 +206,8 @@ describe("a client whose session the MCP server forgot (restart, or another repl
         await server.restart();
         child.stdin.write("go\n");
         // tg mcp's new session tells the client to list again (the catalog may differ there) ...
-        expect((await next()).list_changed).toBe(1);
+        // (tg mcp logs each step of its recovery on stderr: the message shows them when this fails.)
+        expect((await next()).list_changed, `tg mcp's stderr:\n${stderr}`).toBe(1);
         // ... and its notification stream is open: a new tool reaches the idle client as list_changed.
         await system.putConfig([
           {
@@ -218,7 +219,7 @@ describe("a client whose session the MCP server forgot (restart, or another repl
         child.stdin.write("go\n");
         const last = await next();
         console.log("tg mcp, an idle client across a restart:", JSON.stringify(last), "\nstderr:", stderr);
-        expect(last.list_changed).toBe(2);
+        expect(last.list_changed, `tg mcp's stderr:\n${stderr}`).toBe(2);
         expect(last.after).toContain(tool);
         expect(
           stderr.match(/^tg: session [0-9a-f-]{36} is unknown to the server .*: initialized a new one, [0-9a-f-]{36}$/gm),
