@@ -17,6 +17,7 @@ import {
   waitFor,
   requestTopic,
   responseTopic,
+  topicClients,
 } from "@toolmesh/test-support";
 import { z } from "zod";
 import { serveLibrarianSaves, serveReactPrompts } from "./fixtures/react-agent-stand-ins.js";
@@ -271,10 +272,7 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     await tgAgent.waitForLog(/.*Started flow: default\/default/, { from: agentFrom });
 
     // Only toolmesh's mcp-tool service consumes that queue (TrustGraph's mcp-tool processor has its own).
-    const mcpStats = (await (
-      await fetch(`${webServiceUrl}/admin/v2/${queueTopic(topics["mcp-tool-request"]).replace("://", "/")}/stats`)
-    ).json()) as { subscriptions: Record<string, unknown> };
-    expect(Object.keys(mcpStats.subscriptions)).toEqual(["mcp-tool-request"]);
+    expect((await topicClients(webServiceUrl, queueTopic(topics["mcp-tool-request"]!))).subscriptions).toEqual(["mcp-tool-request"]);
 
     const AgentReply = z.looseObject({ message_type: z.string(), content: z.string(), end_of_dialog: z.boolean() });
     const tgAgentClient = await RequestClient.create(pulsar, {
@@ -292,7 +290,7 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     } finally {
       await tgAgentClient.close();
       await subscription.close();
-      await librarian.subscription.close();
+      await librarian.close();
       await Promise.all([mcpTool.stop(), mcpServer.stop()]);
     }
     const said = replies.filter((r) => r.message_type !== "explain").map((r) => `${r.message_type}: ${r.content}`);
@@ -332,10 +330,9 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
       { timeoutMs: 20_000, description: "a catalog with echo and tell-pun" },
     );
     // The only consumer of the echo tool's queue is TrustGraph's processor (toolmesh's mcp-tool is not running).
-    const stats = (await (await fetch(`${webServiceUrl}/admin/v2/${queueTopic(MCP_QUEUES.request).replace("://", "/")}/stats`)).json()) as {
-      subscriptions: Record<string, unknown>;
-    };
-    expect(Object.keys(stats.subscriptions)).toEqual(["mcp-tool--default--default--request"]);
+    expect((await topicClients(webServiceUrl, queueTopic(MCP_QUEUES.request))).subscriptions).toEqual([
+      "mcp-tool--default--default--request",
+    ]);
 
     const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
       [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
