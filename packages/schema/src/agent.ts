@@ -1,11 +1,6 @@
 import { z } from "zod";
 import { NullableWireError } from "./errors.js";
-
-/**
- * A string TrustGraph's serializer may send as null (its dataclass fields default to None): null reads as
- * "", and both directions keep the wire form (a codec, so the gateway can encode a parsed request).
- */
-const text = () => z.codec(z.string().nullable(), z.string(), { decode: (value) => value ?? "", encode: (value) => value }).default("");
+import { nullAsEmptyText as text } from "./trustgraph-nulls.js";
 
 /** An earlier step the caller passes back (TrustGraph's `history`; its other step fields are ignored). */
 export const AgentStep = z.object({

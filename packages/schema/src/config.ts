@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NullableWireError } from "./errors.js";
+import { nullAsAbsentText, nullAsEmptyList } from "./trustgraph-nulls.js";
 
 /**
  * TrustGraph's config operations. `getkeys-all-ws` and `getvalues-all-ws` span every workspace and are
@@ -49,14 +50,15 @@ export type ConfigReplyValue = z.infer<typeof ConfigReplyValue>;
 
 /**
  * A config request. `workspace` absent means `default`; an empty one (TrustGraph's default) is refused
- * by the system queue for operations on one workspace, and ignored by the `*-all-ws` ones.
+ * by the system queue for operations on one workspace, and ignored by the `*-all-ws` ones. TrustGraph's
+ * api-gateway sends the fields an operation does not use as null.
  */
 export const ConfigRequest = z.object({
   operation: ConfigOperation,
   workspace: z.string().default("default"),
-  keys: z.array(ConfigKey).default([]),
-  type: z.string().optional(),
-  values: z.array(ConfigValue).default([]),
+  keys: nullAsEmptyList(ConfigKey),
+  type: nullAsAbsentText(),
+  values: nullAsEmptyList(ConfigValue),
 });
 export type ConfigRequest = z.output<typeof ConfigRequest>;
 export type ConfigRequestWire = z.input<typeof ConfigRequest>;

@@ -15,6 +15,28 @@ describe("config wire", () => {
     expect(ConfigRequest.parse({ ...wire, workspace: "team-a" }).workspace).toBe("team-a");
   });
 
+  it("reads the nulls TrustGraph's api-gateway sends for the fields an operation does not use", () => {
+    // Its config translator's `put`, as it arrives on request:tg:config:<workspace>.
+    const put = ConfigRequest.parse({
+      operation: "put",
+      workspace: "default",
+      keys: null,
+      type: null,
+      values: [{ type: "demo", key: "k1", value: '{"a": 1}', workspace: "" }],
+    });
+    expect(put).toEqual({ operation: "put", workspace: "default", keys: [], values: [{ type: "demo", key: "k1", value: '{"a": 1}' }] });
+    expect(ConfigRequest.parse({ operation: "get", workspace: "w", keys: [{ type: "t", key: "k" }], type: null, values: null })).toEqual({
+      operation: "get",
+      workspace: "w",
+      keys: [{ type: "t", key: "k" }],
+      values: [],
+    });
+    expect(ConfigRequest.parse({ operation: "list", keys: null, type: "tool", values: null }).type).toBe("tool");
+    // null stands for "absent" only: a wrong type is still refused.
+    expect(ConfigRequest.safeParse({ operation: "list", type: 3 }).success).toBe(false);
+    expect(ConfigRequest.safeParse({ operation: "put", values: "x" }).success).toBe(false);
+  });
+
   it("rejects an unknown operation and a key without a type", () => {
     const bad = ConfigRequest.safeParse({ operation: "drop" });
     expect(bad.success).toBe(false);
