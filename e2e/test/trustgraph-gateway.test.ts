@@ -144,6 +144,10 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
       "Configuration item set: demo/k1\n",
     );
     expect(await ok("tg-get-config-item", "--type", "demo", "--key", "k1")).toBe('{"a": 1}\n');
+    expect(await ok("tg-put-config-item", "--type", "demo", "--key", "k2", "--value", "plain")).toBe("Configuration item set: demo/k2\n");
+    expect(await ok("tg-list-config-items", "--type", "demo")).toBe("k1\nk2\n");
+    expect(await ok("tg-delete-config-item", "--type", "demo", "--key", "k2")).toBe("Configuration item deleted: demo/k2\n");
+    expect(await ok("tg-get-config-item", "--type", "demo", "--key", "k2")).toBe("None\n");
     const stored = await config.request({ operation: "get", keys: [{ type: "demo", key: "k1" }] });
     expect(stored.values?.[0]?.value).toBe('{"a": 1}');
     const shown = await ok("tg-show-config");
