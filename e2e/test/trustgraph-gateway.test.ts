@@ -159,6 +159,16 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     expect(await ok("tg-invoke-mcp-tool", "-n", "echo", "-P", '{"message": "through TrustGraph\'s gateway"}')).toBe(
       "Echo: through TrustGraph's gateway\n",
     );
+    // A call with no parameters: the gateway sends `"parameters": null`, read as {} (as TrustGraph's processor does).
+    expect(await ok("tg-set-mcp-tool", "-i", "env", "-r", "get-env", "--tool-url", everything.url)).toBe("");
+    const response = await fetch(`${gatewayUrl}/api/v1/flow/default/service/mcp-tool`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${iam.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "env" }),
+    });
+    const body = (await response.json()) as { text?: string };
+    expect(response.status).toBe(200);
+    expect(Object.keys(JSON.parse(body.text ?? "{}") as object)).toContain("PATH");
     // toolmesh's mcp-tool answers an unknown tool with an error reply ("no mcp tool 'nope' in config"), as
     // TrustGraph's processor does; TrustGraph 2.11.1's gateway drops it (its tool response translator keeps
     // only `text` and `object`) and answers `{}`, which its CLI reports so. Through toolmesh's gateway the

@@ -17,12 +17,13 @@ export type JsonObject = z.infer<typeof JsonObject>;
 /**
  * A field that travels as a JSON-encoded string (`"{\"topic\": \"cats\"}"`) but is used as a value.
  * `Schema.parse(wire)` decodes it; `Schema.encode(value)` turns it back into the string the wire carries.
- * An empty string counts as "{}": TrustGraph's services send it that way when nothing is set.
+ * An empty string or null counts as "{}": TrustGraph's services send "" when nothing is set, and its
+ * api-gateway null when the caller gave no value (TrustGraph's services read both as `{}`).
  */
 export function jsonEncoded<T extends z.ZodType>(inner: T) {
-  return z.codec(z.string(), inner, {
+  return z.codec(z.string().nullable(), inner, {
     decode: (text, ctx) => {
-      if (text.trim() === "") return {} as z.input<T>;
+      if (text === null || text.trim() === "") return {} as z.input<T>;
       try {
         return JSON.parse(text) as z.input<T>;
       } catch (err) {

@@ -19,6 +19,10 @@ describe("mcp-tool wire (seed 003)", () => {
     expect(McpToolRequest.safeParse({ name: "x", parameters: "not json" }).success).toBe(false);
   });
 
+  it("reads TrustGraph's gateway's null parameters (its caller gave none) as {}", () => {
+    expect(McpToolRequest.parse({ name: "get-env", parameters: null }).parameters).toEqual({});
+  });
+
   it("round-trips text and object responses", () => {
     const text = { error: null, text: "4", object: null };
     expect(McpToolResponse.parse(text)).toEqual(text);

@@ -20,6 +20,8 @@ describe("tool-service wire (seed 000)", () => {
       arguments: { a: 1 },
     });
     expect(ToolServiceRequest.parse({})).toEqual({ user: "", config: {}, arguments: {} });
+    // null, as TrustGraph's api-gateway sends a value its caller did not give.
+    expect(ToolServiceRequest.parse({ config: null, arguments: null })).toEqual({ user: "", config: {}, arguments: {} });
   });
 
   it("ignores unknown keys", () => {
