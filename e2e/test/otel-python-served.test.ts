@@ -6,8 +6,7 @@ import {
   type PythonRun,
   type TracedServiceResult,
   brokerServiceUrl,
-  requestTopic,
-  responseTopic,
+  serviceTopics,
   tracedPythonService,
   useBroker,
 } from "@toolmesh/test-support";
@@ -20,7 +19,7 @@ import {
 // toolmesh decided, continue the sampled traces under toolmesh's client spans and record nothing for the
 // others, so a trace is either whole on both sides or absent on both.
 const receiver = new OtlpReceiver();
-const topics = { requestTopic: requestTopic("py-traced"), responseTopic: responseTopic("py-traced") };
+const topics = serviceTopics("py-traced");
 let tracing: Tracing;
 let pulsar: PulsarClient;
 let service: PythonRun<TracedServiceResult>;

@@ -3,8 +3,7 @@ import {
   OtlpReceiver,
   type ReceivedSpan,
   brokerServiceUrl,
-  requestTopic,
-  responseTopic,
+  serviceTopics,
   tracedPythonCalls,
   useBroker,
   waitFor,
@@ -41,7 +40,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const joke = { requestTopic: requestTopic("joke"), responseTopic: responseTopic("joke") };
+const joke = serviceTopics("joke");
 // Every trace a Python caller started, so a later test can tell an earlier one's late spans from its own.
 const callerTraces = new Set<string>();
 const served = (traceId: string): ReceivedSpan[] => receiver.trace(traceId).filter((s) => s.service === "joke-service");
@@ -104,7 +103,7 @@ describe("a traced Python caller (OpenTelemetry's Python SDK, Apache's client) -
 });
 
 describe("a Python caller propagating Zipkin's B3 headers (OTEL_PROPAGATORS=b3multi in OpenTelemetry's Python SDK)", () => {
-  const jokeB3 = { requestTopic: requestTopic("joke-b3"), responseTopic: responseTopic("joke-b3") };
+  const jokeB3 = serviceTopics("joke-b3");
   const servedB3 = (traceId: string): ReceivedSpan[] => receiver.trace(traceId).filter((s) => s.service === "joke-service-b3");
 
   it("is continued by a joke-service set to OTEL_PROPAGATORS=b3multi: sampled calls joined, unsampled ones not recorded", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EverythingServer, ScriptedLlm } from "@toolmesh/test-support";
 import { System } from "./system.js";
-import { trustGraphCli } from "./trustgraph-cli.js";
+import { printed, trustGraphCli } from "./trustgraph-cli.js";
 
 // Issue 14: TrustGraph 2.11.1's own commands, unchanged, against toolmesh's gateway, printing what they
 // print against TrustGraph's gateway (spec §1.7 and §6.2 of the drop-in spec, verified on TrustGraph's CLI).
@@ -11,14 +11,7 @@ let everything: EverythingServer;
 const runTg = trustGraphCli();
 const tg = (command: string, ...args: string[]) => runTg(system.gatewayUrl, command, ...args);
 
-/** The command's stdout; it must have printed nothing on stderr and no `Exception:` (TG's CLI exits 0 on errors). */
-async function ok(command: string, ...args: string[]): Promise<string> {
-  const r = await tg(command, ...args);
-  expect(r.stderr, `${command} ${args.join(" ")}: ${r.stderr}`).toBe("");
-  expect(r.stdout).not.toContain("Exception");
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const ok = async (command: string, ...args: string[]) => printed(await tg(command, ...args), [command, ...args].join(" "));
 
 beforeAll(async () => {
   everything = await EverythingServer.start("streamableHttp");

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { pythonPeer } from "@toolmesh/test-support";
+import { expect } from "vitest";
 import type { CliResult } from "./system.js";
 
 const run = promisify(execFile);
@@ -26,4 +27,12 @@ export function trustGraphCli({ token }: { token?: string } = {}): (url: string,
       return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
     }
   };
+}
+
+/** A command's stdout, once it printed nothing on stderr and no `Exception` (TrustGraph's CLI exits 0 on errors). */
+export function printed(result: CliResult, commandLine: string): string {
+  expect(result.stderr, `${commandLine}: ${result.stderr}`).toBe("");
+  expect(result.stdout, commandLine).not.toContain("Exception");
+  expect(result.code).toBe(0);
+  return result.stdout;
 }

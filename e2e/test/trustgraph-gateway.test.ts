@@ -1,25 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import type { RequestClient } from "@toolmesh/pulsar";
 import { AgentRunsResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse } from "@toolmesh/schema";
-import {
-  EverythingServer,
-  PeerProcess,
-  ScriptedLlm,
-  ServiceProcess,
-  brokerServiceUrl,
-  claimTrustGraphTenant,
-  freePort,
-  pythonPeer,
-  requestTopic,
-  responseTopic,
-  useBroker,
-  waitFor,
-} from "@toolmesh/test-support";
+import { EverythingServer, PeerProcess, ScriptedLlm, freePort, waitFor } from "@toolmesh/test-support";
 import { type IamStandIn, serveIam } from "./fixtures/iam-stand-in.js";
-import { trustGraphCli } from "./trustgraph-cli.js";
+import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
+import { printed, trustGraphCli } from "./trustgraph-cli.js";
 
 // TrustGraph 2.11.1's own api-gateway (trustgraph-flow from PyPI, unchanged) in front of toolmesh's services:
 // a TrustGraph deployment that swaps in toolmesh's config, agent and mcp-tool keeps its gateway, its CLI and
@@ -34,14 +20,12 @@ vi.hoisted(() => {
 
 const JOKE = "Why don't cats play poker in the jungle? Too many cheetahs.";
 
-const dataDir = mkdtempSync(join(tmpdir(), "toolmesh-tg-gateway-"));
 const llm = new ScriptedLlm();
-const services: ServiceProcess[] = [];
+let tenant: TrustGraphTenant;
 let everything: EverythingServer;
 let gateway: PeerProcess;
 let gatewayUrl: string;
 let iam: IamStandIn;
-let pulsar: PulsarClient;
 let config: RequestClient<typeof ConfigResponse>;
 let registry: RequestClient<typeof ToolRegistryResponse>;
 let runs: RequestClient<typeof AgentRunsResponse>;
@@ -49,43 +33,23 @@ let tg: (command: string, ...args: string[]) => ReturnType<ReturnType<typeof tru
 
 const item = (type: string, key: string, value: unknown): ConfigValue => ({ type, key, value: JSON.stringify(value) });
 
-/** The command's stdout; it must have printed nothing on stderr and no `Exception:` (TG's CLI exits 0 on errors). */
-async function ok(command: string, ...args: string[]): Promise<string> {
-  const r = await tg(command, ...args);
-  expect(r.stderr, `${command} ${args.join(" ")}: ${r.stderr}`).toBe("");
-  expect(r.stdout).not.toContain("Exception");
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
+const ok = async (command: string, ...args: string[]) => printed(await tg(command, ...args), [command, ...args].join(" "));
 
 beforeAll(async () => {
-  const bin = dirname(pythonPeer("trustgraph-flow"));
-  const { webServiceUrl } = await useBroker();
-  await claimTrustGraphTenant(webServiceUrl);
+  tenant = await TrustGraphTenant.start();
   everything = await EverythingServer.start("streamableHttp");
   await llm.start();
-  const start = async (service: string, env: Record<string, string> = {}) => {
-    services.push(await ServiceProcess.start({ service, env: { PULSAR_WEB_URL: webServiceUrl, ...env } }));
-  };
-  await start("config", { CONFIG_DATA_DIR: join(dataDir, "config") });
+  await tenant.service("config", { CONFIG_DATA_DIR: tenant.dataFolder("config") });
   await Promise.all([
-    start("joke-service"),
-    start("mcp-tool"),
-    start("tool-registry", { REGISTRY_DATA_DIR: join(dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" }),
-    start("agent", { AGENT_DATA_DIR: join(dataDir, "agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }),
+    tenant.service("joke-service"),
+    tenant.service("mcp-tool"),
+    tenant.service("tool-registry", { REGISTRY_DATA_DIR: tenant.dataFolder("registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" }),
+    tenant.service("agent", { AGENT_DATA_DIR: tenant.dataFolder("agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }),
   ]);
-  pulsar = new PulsarClient({ webServiceUrl });
-  const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
-    RequestClient.create(pulsar, {
-      requestTopic: requestTopic(name),
-      responseTopic: responseTopic(name),
-      responseSchema,
-      timeoutMs: 20_000,
-    });
-  config = await client("config", ConfigResponse);
-  registry = await client("tool-registry", ToolRegistryResponse);
-  runs = await client("agent-runs", AgentRunsResponse);
-  iam = await serveIam(pulsar);
+  config = await tenant.client("config", ConfigResponse);
+  registry = await tenant.client("tool-registry", ToolRegistryResponse);
+  runs = await tenant.client("agent-runs", AgentRunsResponse);
+  iam = await serveIam(tenant.pulsar);
 
   // The flow TrustGraph's flow service would write, its interfaces pointing at toolmesh's services.
   const put = await config.request({
@@ -104,9 +68,9 @@ beforeAll(async () => {
 
   const port = await freePort();
   gatewayUrl = `http://127.0.0.1:${port}`;
-  gateway = PeerProcess.start("trustgraph api-gateway", join(bin, "api-gateway"), [
+  gateway = PeerProcess.start("trustgraph api-gateway", join(tenant.trustGraphBin, "api-gateway"), [
     "-p",
-    await brokerServiceUrl(webServiceUrl),
+    tenant.pulsarHost,
     "--port",
     String(port),
     "--timeout",
@@ -122,12 +86,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await iam?.subscription.close();
-  for (const c of [runs, registry, config]) await c?.close();
-  await pulsar?.close();
-  await Promise.all(services.map((s) => s.stop()));
+  await tenant?.stop();
   await llm.close();
   await everything?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("TrustGraph's api-gateway on toolmesh's services", () => {

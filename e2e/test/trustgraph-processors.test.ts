@@ -1,26 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
+import { RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic } from "@toolmesh/schema";
-import {
-  EverythingServer,
-  PeerProcess,
-  ScriptedLlm,
-  ServiceProcess,
-  brokerServiceUrl,
-  claimTrustGraphTenant,
-  pythonPeer,
-  useBroker,
-  waitFor,
-  requestTopic,
-  responseTopic,
-  topicClients,
-} from "@toolmesh/test-support";
+import { EverythingServer, PeerProcess, ScriptedLlm, topicClients, waitFor } from "@toolmesh/test-support";
 import { z } from "zod";
 import { serveLibrarianSaves, serveReactPrompts } from "./fixtures/react-agent-stand-ins.js";
+import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
 
 // Issue 14: TrustGraph 2.11.1's own processors (trustgraph-flow from PyPI, unchanged) run against toolmesh's
 // config service, and toolmesh's agent uses a tool TrustGraph's mcp-tool processor serves.
@@ -41,15 +27,12 @@ const TG_JOKE_TOPIC = `tg-joke-${unique}`;
 const MCP_QUEUES = { request: `request:tg:mcp-tool-${unique}`, response: `response:tg:mcp-tool-${unique}` };
 const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
 
-const dataDir = mkdtempSync(join(tmpdir(), "toolmesh-tg-processors-"));
 const llm = new ScriptedLlm();
-const services: ServiceProcess[] = [];
+let tenant: TrustGraphTenant;
 let everything: EverythingServer;
 let tgMcpTool: PeerProcess;
 let tgAgent: PeerProcess;
 let tgJoke: PeerProcess;
-let webServiceUrl: string;
-let pulsar: PulsarClient;
 let config: RequestClient<typeof ConfigResponse>;
 let registry: RequestClient<typeof ToolRegistryResponse>;
 let agent: RequestClient<typeof AgentResponse>;
@@ -68,41 +51,28 @@ const ask = async (question: string) => {
   );
   return messages;
 };
-const startService = async (service: string, env: Record<string, string> = {}) => {
-  const started = await ServiceProcess.start({ service, env: { PULSAR_WEB_URL: webServiceUrl, ...env } });
-  services.push(started);
-  return started;
-};
+const startService = (service: string, env: Record<string, string> = {}) => tenant.service(service, env);
 
 beforeAll(async () => {
-  const bin = dirname(pythonPeer("trustgraph-flow"));
-  ({ webServiceUrl } = await useBroker());
-  await claimTrustGraphTenant(webServiceUrl);
+  tenant = await TrustGraphTenant.start();
   everything = await EverythingServer.start("streamableHttp");
   await llm.start();
-  await startService("config", { CONFIG_DATA_DIR: join(dataDir, "config") });
+  await startService("config", { CONFIG_DATA_DIR: tenant.dataFolder("config") });
   await startService("joke-service", { JOKE_TOPIC, JOKE_ANNOUNCE: "false" });
-  await startService("tool-registry", { REGISTRY_DATA_DIR: join(dataDir, "registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
+  await startService("tool-registry", { REGISTRY_DATA_DIR: tenant.dataFolder("registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" });
   await startService("agent", {
-    AGENT_DATA_DIR: join(dataDir, "agent"),
+    AGENT_DATA_DIR: tenant.dataFolder("agent"),
     OPENAI_BASE_URL: llm.url,
     OPENAI_MODEL: "scripted",
     AGENT_TOOL_TIMEOUT_MS: "10000",
   });
-  pulsar = new PulsarClient({ webServiceUrl });
-  const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
-    RequestClient.create(pulsar, {
-      requestTopic: requestTopic(name),
-      responseTopic: responseTopic(name),
-      responseSchema,
-      timeoutMs: 20_000,
-    });
-  config = await client("config", ConfigResponse);
-  registry = await client("tool-registry", ToolRegistryResponse);
-  agent = await client("agent", AgentResponse);
+  config = await tenant.client("config", ConfigResponse);
+  registry = await tenant.client("tool-registry", ToolRegistryResponse);
+  agent = await tenant.client("agent", AgentResponse);
 
   // As TrustGraph's docs start them (spec §7.2): the broker's binary port, no metrics server, no Loki.
-  const flags = ["-p", await brokerServiceUrl(webServiceUrl), "--no-metrics", "--no-loki-enabled"];
+  const flags = ["-p", tenant.pulsarHost, "--no-metrics", "--no-loki-enabled"];
+  const bin = tenant.trustGraphBin;
   tgMcpTool = PeerProcess.start("trustgraph mcp-tool", join(bin, "mcp-tool"), flags);
   tgAgent = PeerProcess.start("trustgraph agent-manager-react", join(bin, "agent-manager-react"), flags);
   tgJoke = PeerProcess.start("trustgraph joke-service", join(bin, "joke-service"), [
@@ -116,12 +86,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([tgMcpTool?.stop(), tgAgent?.stop(), tgJoke?.stop()]);
-  for (const c of [agent, registry, config]) await c?.close();
-  await pulsar?.close();
-  await Promise.all(services.map((s) => s.stop()));
+  await tenant?.stop();
   await llm.close();
   await everything?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("TrustGraph's processors on toolmesh's config service", () => {
@@ -244,11 +211,14 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
       'Thought: Through the catalog then.\nAction: tell-joke-over-mcp\nArgs: {\n  "topic": "cats"\n}',
     ];
     const { prompts, subscription } = await serveReactPrompts(
-      pulsar,
+      tenant.pulsar,
       { request: topics["prompt-request"]!, response: topics["prompt-response"]! },
       ({ history }) => steps[history.length] ?? `Thought: Done.\nFinal Answer: ${history.map((h) => h.observation).join(" | ")}`,
     );
-    const librarian = await serveLibrarianSaves(pulsar, { request: topics["librarian-request"]!, response: topics["librarian-response"]! });
+    const librarian = await serveLibrarianSaves(tenant.pulsar, {
+      request: topics["librarian-request"]!,
+      response: topics["librarian-response"]!,
+    });
     const agentFrom = tgAgent.logs.length;
     // TrustGraph 2.11.1's processors re-read only the types a push names and give their handler just those,
     // so the agent's tool reload sees no tool-service unless the change touches one (then "Tool tell-pun
@@ -272,10 +242,10 @@ describe("TrustGraph's agent (agent-manager-react) with toolmesh's tools", () =>
     await tgAgent.waitForLog(/.*Started flow: default\/default/, { from: agentFrom });
 
     // Only toolmesh's mcp-tool service consumes that queue (TrustGraph's mcp-tool processor has its own).
-    expect((await topicClients(webServiceUrl, queueTopic(topics["mcp-tool-request"]!))).subscriptions).toEqual(["mcp-tool-request"]);
+    expect((await topicClients(tenant.webServiceUrl, queueTopic(topics["mcp-tool-request"]!))).subscriptions).toEqual(["mcp-tool-request"]);
 
     const AgentReply = z.looseObject({ message_type: z.string(), content: z.string(), end_of_dialog: z.boolean() });
-    const tgAgentClient = await RequestClient.create(pulsar, {
+    const tgAgentClient = await RequestClient.create(tenant.pulsar, {
       requestTopic: queueTopic(topics.request!),
       responseTopic: queueTopic(topics.response!),
       responseSchema: AgentReply,
@@ -330,7 +300,7 @@ describe("toolmesh's agent with TrustGraph's queue ids", () => {
       { timeoutMs: 20_000, description: "a catalog with echo and tell-pun" },
     );
     // The only consumer of the echo tool's queue is TrustGraph's processor (toolmesh's mcp-tool is not running).
-    expect((await topicClients(webServiceUrl, queueTopic(MCP_QUEUES.request))).subscriptions).toEqual([
+    expect((await topicClients(tenant.webServiceUrl, queueTopic(MCP_QUEUES.request))).subscriptions).toEqual([
       "mcp-tool--default--default--request",
     ]);
 

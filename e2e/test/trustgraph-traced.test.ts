@@ -3,15 +3,7 @@ import { ROOT_CONTEXT, TraceFlags, createTraceState, trace } from "@opentelemetr
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceError, Tracing, traced } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import {
-  OtlpReceiver,
-  brokerServiceUrl,
-  trustGraphToolCalls,
-  useBroker,
-  waitFor,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/test-support";
+import { OtlpReceiver, brokerServiceUrl, trustGraphToolCalls, useBroker, waitFor, serviceTopics } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 import { System } from "./system.js";
 
@@ -51,14 +43,10 @@ afterAll(async () => {
 
 describe("TrustGraph interop with tracing on", () => {
   it("TrustGraph's ToolServiceClient -> a traced joke-service: same answers, each request traced from the joke-service", async () => {
-    const { results } = await trustGraphToolCalls(
-      pulsarHost,
-      { requestTopic: requestTopic("joke"), responseTopic: responseTopic("joke") },
-      [
-        { config: { style: "pun" }, arguments: { topic: "cats" } },
-        { config: { style: "nope" }, arguments: { topic: "cats" } },
-      ],
-    );
+    const { results } = await trustGraphToolCalls(pulsarHost, serviceTopics("joke"), [
+      { config: { style: "pun" }, arguments: { topic: "cats" } },
+      { config: { style: "nope" }, arguments: { topic: "cats" } },
+    ]);
     expect(results[0]).toEqual({ response: "Here's a pun: my cat is a great DJ, he always brings the mewsic." });
     expect(results[1]!.error).toMatch(/^RuntimeError: config 'style': unknown style 'nope'/);
     // No traceparent from TrustGraph: each request is the root of its own trace.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedEnv, DynamicToolService, ServiceRuntime, ToolServiceError, parseEnv, type ToolResult } from "@toolmesh/base";
 import { PulsarClient } from "@toolmesh/pulsar";
-import { brokerEnv, brokerServiceUrl, trustGraphToolCalls, useBroker, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { brokerEnv, brokerServiceUrl, trustGraphToolCalls, serviceTopics, useBroker } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 import { System } from "./system.js";
 
@@ -28,16 +28,12 @@ afterAll(async () => {
 
 describe("TrustGraph's ToolServiceClient -> toolmesh's joke-service", () => {
   it("gets jokes, and the joke-service's errors as TrustGraph errors", async () => {
-    const { results } = await trustGraphToolCalls(
-      pulsarHost,
-      { requestTopic: requestTopic("joke"), responseTopic: responseTopic("joke") },
-      [
-        { config: { style: "dad-joke" }, arguments: { topic: "cats" } },
-        { config: { style: "pun" }, arguments: { topic: "cats" } },
-        { config: { style: "nope" }, arguments: { topic: "cats" } },
-        { arguments: {} },
-      ],
-    );
+    const { results } = await trustGraphToolCalls(pulsarHost, serviceTopics("joke"), [
+      { config: { style: "dad-joke" }, arguments: { topic: "cats" } },
+      { config: { style: "pun" }, arguments: { topic: "cats" } },
+      { config: { style: "nope" }, arguments: { topic: "cats" } },
+      { arguments: {} },
+    ]);
     expect(results).toHaveLength(4);
     // TrustGraph sends no `user`, config and arguments as JSON strings ("{}" when empty).
     expect(results[0]).toEqual({ response: "Why don't cats play poker in the jungle? Too many cheetahs." });
@@ -87,7 +83,7 @@ describe("TrustGraph's ToolServiceClient -> a toolmesh tool service stopped with
     const service = new StopsMidCall();
     service.runtime = new ServiceRuntime({ name: "stops-mid-call", env });
     await service.start(service.runtime, { announce: false });
-    const topics = { requestTopic: requestTopic(service.topic), responseTopic: responseTopic(service.topic) };
+    const topics = serviceTopics(service.topic);
     const { results } = await trustGraphToolCalls(pulsarHost, topics, [{ arguments: { topic: "cats" } }]);
     await service.stopped;
     expect(results).toEqual([

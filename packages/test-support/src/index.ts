@@ -62,5 +62,5 @@ export { TEST_POSTGRES_VAR, choosePostgres, type PostgresChoice, type PostgresMo
 export { startTlsPostgres, type TlsPostgresServer } from "./postgres-tls.js";
 export { startEmbeddedPostgres, type EmbeddedPostgresServer, type EmbeddedPostgresOptions } from "./postgres-servers.js";
 export { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
-export { notifyTopic, requestTopic, responseTopic, testTopics } from "./topics.js";
+export { notifyTopic, requestTopic, responseTopic, serviceTopics, testTopics } from "./topics.js";
 export { OtlpReceiver, type ReceivedSpan, type AttributeValue } from "./otlp-receiver.js";

@@ -12,3 +12,9 @@ export function testTopics(): TopicLayout {
 export const requestTopic = (name: string): string => testTopics().request(name);
 export const responseTopic = (name: string): string => testTopics().response(name);
 export const notifyTopic = (name: string): string => testTopics().notify(name);
+
+/** A service's request and response topics in the test's tenant, as `RequestClient.create` and `serve` take them. */
+export const serviceTopics = (name: string): { requestTopic: string; responseTopic: string } => ({
+  requestTopic: requestTopic(name),
+  responseTopic: responseTopic(name),
+});

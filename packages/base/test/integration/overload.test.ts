@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { PulsarClient, RequestTimeoutError } from "@toolmesh/pulsar";
-import { useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { useBroker, waitFor, requestTopic, serviceTopics } from "@toolmesh/test-support";
 import {
   EmbeddedEnv,
   DynamicToolService,
@@ -57,8 +57,7 @@ async function caller(service: Echo, timeoutMs: number, { binary = false } = {})
   const pulsar = new PulsarClient(binary ? { webServiceUrl, serviceUrl } : { webServiceUrl });
   pulsars.push(pulsar);
   return ToolServiceClient.create(pulsar, {
-    requestTopic: requestTopic(service.topic),
-    responseTopic: responseTopic(service.topic),
+    ...serviceTopics(service.topic),
     timeoutMs,
   });
 }

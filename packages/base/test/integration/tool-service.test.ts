@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { ToolServiceResponse } from "@toolmesh/schema";
 import { RequestClient } from "@toolmesh/pulsar";
-import { useBroker, waitFor, brokerEnv, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { useBroker, waitFor, brokerEnv, requestTopic, serviceTopics } from "@toolmesh/test-support";
 import {
   EmbeddedEnv,
   DynamicToolService,
@@ -60,10 +60,9 @@ beforeAll(async () => {
   const env = parseEnv(EmbeddedEnv, { ...brokerEnv(broker) });
   runtime = new ServiceRuntime({ name: "test-tool-service", env, logger: pino({ level: "silent" }) });
   await new TestToolService().start(runtime);
-  client = await ToolServiceClient.create(runtime.pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
+  client = await ToolServiceClient.create(runtime.pulsar, serviceTopics(topic));
   raw = await RequestClient.create(runtime.pulsar, {
-    requestTopic: requestTopic(topic),
-    responseTopic: responseTopic(topic),
+    ...serviceTopics(topic),
     responseSchema: ToolServiceResponse,
   });
 });
@@ -144,8 +143,7 @@ describe("graceful shutdown", () => {
     }
     await new Slow().start(service);
     const caller = await ToolServiceClient.create(runtime.pulsar, {
-      requestTopic: requestTopic(slowTopic),
-      responseTopic: responseTopic(slowTopic),
+      ...serviceTopics(slowTopic),
     });
     const inFlight = caller.call("u", {}, { mode: "slow", ms: 1_000 });
     await waitFor(() => running > 0, { description: "the request to start" });

@@ -10,7 +10,7 @@ import {
   serveToolService,
 } from "../../src/index.js";
 import { MemoryBus } from "../../src/testing/index.js";
-import { requestTopic, responseTopic } from "@toolmesh/test-support";
+import { requestTopic, responseTopic, serviceTopics } from "@toolmesh/test-support";
 
 // defineTool end to end on the in-memory bus: the generated schema in the manifest and the announcement,
 // typed arguments in `run`, and bad arguments answered with an error naming the field while serving goes on.
@@ -54,13 +54,11 @@ beforeAll(async () => {
   await serveToolService(runtime, new DefinedToolService({ id: "weather", topic: "weather-unit", tool: forecast }), env, true);
   await new DefinedToolService({ id: "counter", topic: "count-unit", tool: counter }).start(runtime, { announce: false });
   weather = await ToolServiceClient.create(pulsar, {
-    requestTopic: requestTopic("weather-unit"),
-    responseTopic: responseTopic("weather-unit"),
+    ...serviceTopics("weather-unit"),
     timeoutMs: 2_000,
   });
   counting = await ToolServiceClient.create(pulsar, {
-    requestTopic: requestTopic("count-unit"),
-    responseTopic: responseTopic("count-unit"),
+    ...serviceTopics("count-unit"),
     timeoutMs: 2_000,
   });
 });

@@ -15,7 +15,7 @@ import {
   extractTraceContext,
   parseEnv,
 } from "../../src/index.js";
-import { requestTopic, responseTopic } from "@toolmesh/test-support";
+import { requestTopic, serviceTopics } from "@toolmesh/test-support";
 
 // Spans under an unsampled parent are skipped when the sampler is parent-based (they would record nothing),
 // and made as usual when the sampler may sample them anyway. Either way the trace id travels on.
@@ -66,8 +66,7 @@ beforeAll(async () => {
     await service.start(runtime, { announce: false });
   };
   pulsar = new PulsarClient({ webServiceUrl: "memory://", transport: new MemoryTransport({ broker }) });
-  const clientFor = (topic: string) =>
-    ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic), timeoutMs: 2_000 });
+  const clientFor = (topic: string) => ToolServiceClient.create(pulsar, { ...serviceTopics(topic), timeoutMs: 2_000 });
   toVault = await clientFor(vaultTopic);
   toRelay = await clientFor(relayTopic);
   await start(new Vault());

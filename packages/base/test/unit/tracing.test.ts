@@ -15,7 +15,7 @@ import {
   traced,
   tracingSettings,
 } from "../../src/index.js";
-import { requestTopic, responseTopic } from "@toolmesh/test-support";
+import { requestTopic, serviceTopics } from "@toolmesh/test-support";
 
 const env = (vars: Record<string, string>) => parseEnv(EmbeddedEnv, vars);
 
@@ -125,8 +125,7 @@ beforeAll(async () => {
     requestProperties.push(message.properties);
   });
   client = await ToolServiceClient.create(pulsar, {
-    requestTopic: requestTopic(vault.topic),
-    responseTopic: responseTopic(vault.topic),
+    ...serviceTopics(vault.topic),
     timeoutMs: 2_000,
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse } from "@toolmesh/schema";
-import { requestTopic, responseTopic, waitFor } from "@toolmesh/test-support";
+import { serviceTopics, waitFor } from "@toolmesh/test-support";
 import { AgentSystem, jokeService, jokeTool } from "./system.js";
 
 // Issue 12 item 7: an agent killed mid-run used to leave the run `running` forever.
@@ -68,8 +68,7 @@ describe("an agent instance stopped (SIGTERM) mid-run, as a rolling deploy does"
     system.llm.script(question, [() => new Promise(() => {})]);
     // The test above closed the system's agent client.
     const agent = await RequestClient.create(system.pulsar, {
-      requestTopic: requestTopic("agent"),
-      responseTopic: responseTopic("agent"),
+      ...serviceTopics("agent"),
       responseSchema: AgentResponse,
       timeoutMs: 30_000,
     });

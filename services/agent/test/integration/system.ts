@@ -4,16 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, AgentRunsResponse, ConfigResponse, ToolRegistryResponse } from "@toolmesh/schema";
-import {
-  ScriptedLlm,
-  ServiceProcess,
-  useBroker,
-  waitFor,
-  brokerEnv,
-  clientOptions,
-  requestTopic,
-  responseTopic,
-} from "@toolmesh/test-support";
+import { ScriptedLlm, ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, serviceTopics } from "@toolmesh/test-support";
 
 /** The agent's REQUEST_SERVICE_CHECK_MS here: under its 2 s tool timeout, so a tool whose service is not running shows it. */
 const SERVICE_CHECK_MS = "500";
@@ -59,8 +50,7 @@ export class AgentSystem {
       timeoutMs = 20_000,
     ) =>
       RequestClient.create(this.pulsar, {
-        requestTopic: requestTopic(name),
-        responseTopic: responseTopic(name),
+        ...serviceTopics(name),
         responseSchema,
         timeoutMs,
       });

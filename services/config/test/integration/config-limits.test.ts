@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
+import { ServiceProcess, useBroker, waitFor, serviceTopics, testTopics } from "@toolmesh/test-support";
 
 // Issue 12 item 4: two 3.5 MB puts used to freeze configuration for every service (each reload read the whole
 // workspace in one reply over the broker's 6 MiB limit). Each describe runs its own config service, one at a time.
@@ -67,8 +67,7 @@ beforeAll(async () => {
   ({ webServiceUrl } = await useBroker());
   pulsar = new PulsarClient({ webServiceUrl });
   config = await RequestClient.create(pulsar, {
-    requestTopic: requestTopic("config"),
-    responseTopic: responseTopic("config"),
+    ...serviceTopics("config"),
     responseSchema: ConfigResponse,
   });
 });

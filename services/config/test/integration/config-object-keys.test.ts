@@ -5,16 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import type { ConfigRequestWire } from "@toolmesh/schema";
-import {
-  ServiceProcess,
-  brokerEnv,
-  clientOptions,
-  requestTopic,
-  responseTopic,
-  testTopics,
-  useBroker,
-  waitFor,
-} from "@toolmesh/test-support";
+import { ServiceProcess, brokerEnv, clientOptions, serviceTopics, testTopics, useBroker, waitFor } from "@toolmesh/test-support";
 
 // Types and keys are any string a peer sends (TrustGraph stores any type). Names that are special on a
 // JS object (`__proto__`, `constructor`) must be stored, listed and pushed like any other, and must never
@@ -33,8 +24,7 @@ beforeAll(async () => {
   service = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: dataDir } });
   pulsar = new PulsarClient(clientOptions(broker));
   config = await RequestClient.create(pulsar, {
-    requestTopic: requestTopic("config"),
-    responseTopic: responseTopic("config"),
+    ...serviceTopics("config"),
     responseSchema: z.any(),
   });
   await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `test-${process.pid}`, type: "Exclusive" }, async (m) => {

@@ -13,7 +13,7 @@ import {
   brokerEnv,
   clientOptions,
   requestTopic,
-  responseTopic,
+  serviceTopics,
   testTopics,
 } from "@toolmesh/test-support";
 
@@ -40,8 +40,7 @@ beforeAll(async () => {
   service = await ServiceProcess.start({ service: "config", env: { ...brokerEnv(broker), CONFIG_DATA_DIR: dataDir } });
   pulsar = new PulsarClient(clientOptions(broker));
   config = await RequestClient.create(pulsar, {
-    requestTopic: requestTopic("config"),
-    responseTopic: responseTopic("config"),
+    ...serviceTopics("config"),
     responseSchema: ConfigResponse,
   });
   await pulsar.subscribe({ topic: testTopics().configNotify, subscription: `test-${process.pid}`, type: "Exclusive" }, async (m) => {

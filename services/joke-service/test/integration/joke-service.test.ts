@@ -17,7 +17,7 @@ import {
   brokerEnv,
   clientOptions,
   requestTopic,
-  responseTopic,
+  serviceTopics,
 } from "@toolmesh/test-support";
 
 // Its own topic, so these processes never answer another test's requests.
@@ -41,7 +41,7 @@ beforeAll(async () => {
     service: "joke-service",
     env: { ...brokerEnv(broker), JOKE_TOPIC: topic, TOOL_ANNOUNCE_TOPIC: announceTopic },
   });
-  jokes = await ToolServiceClient.create(pulsar, { requestTopic: requestTopic(topic), responseTopic: responseTopic(topic) });
+  jokes = await ToolServiceClient.create(pulsar, serviceTopics(topic));
 });
 
 afterAll(async () => {

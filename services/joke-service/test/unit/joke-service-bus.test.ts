@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceClient } from "@toolmesh/base";
 import { MemoryBus } from "@toolmesh/base/testing";
 import { ToolAnnouncement } from "@toolmesh/schema";
-import { waitFor, requestTopic, responseTopic, testTopics } from "@toolmesh/test-support";
+import { waitFor, requestTopic, responseTopic, serviceTopics, testTopics } from "@toolmesh/test-support";
 import { buildJokeService } from "../../src/app.js";
 import { loadEnv } from "../../src/env.js";
 
@@ -17,8 +17,7 @@ beforeAll(async () => {
   const env = loadEnv({ HTTP_PORT: "0" });
   await buildJokeService(bus.runtime("joke-service", env), env);
   jokes = await ToolServiceClient.create(bus.client(), {
-    requestTopic: requestTopic(env.JOKE_TOPIC),
-    responseTopic: responseTopic(env.JOKE_TOPIC),
+    ...serviceTopics(env.JOKE_TOPIC),
     timeoutMs: 2_000,
   });
 });

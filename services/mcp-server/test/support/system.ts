@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, ToolRegistryResponse } from "@toolmesh/schema";
-import { EverythingServer, ServiceProcess, useBroker, waitFor, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { EverythingServer, ServiceProcess, useBroker, waitFor, serviceTopics } from "@toolmesh/test-support";
 
 export const TOKEN = "mcp-test-token-0123456789";
 /** The tools every system has: joke-service's announced manifest, and server-everything's echo via mcp-tool. */
@@ -39,8 +39,7 @@ export class McpSystem {
     this.pulsar = new PulsarClient({ webServiceUrl: this.webServiceUrl });
     const client = <S extends Parameters<typeof RequestClient.create>[1]["responseSchema"]>(name: string, responseSchema: S) =>
       RequestClient.create(this.pulsar, {
-        requestTopic: requestTopic(name),
-        responseTopic: responseTopic(name),
+        ...serviceTopics(name),
         responseSchema,
         timeoutMs: 15_000,
       });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, type ConfigRequestWire, McpToolResponse } from "@toolmesh/schema";
-import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, requestTopic, responseTopic } from "@toolmesh/test-support";
+import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, serviceTopics } from "@toolmesh/test-support";
 
 /**
  * The real config service and the mcp-tool service as processes on the real broker, and Pulsar clients
@@ -28,14 +28,12 @@ export class McpToolSystem {
     const mcpTool = await ServiceProcess.start({ service: "mcp-tool", env: { ...brokerEnv(broker), MCP_TOOL_TOPIC: topic, ...env } });
     const pulsar = new PulsarClient(clientOptions(broker));
     const configClient = await RequestClient.create(pulsar, {
-      requestTopic: requestTopic("config"),
-      responseTopic: responseTopic("config"),
+      ...serviceTopics("config"),
       responseSchema: ConfigResponse,
       timeoutMs: 10_000,
     });
     const mcpClient = await RequestClient.create(pulsar, {
-      requestTopic: requestTopic(topic),
-      responseTopic: responseTopic(topic),
+      ...serviceTopics(topic),
       responseSchema: McpToolResponse,
       timeoutMs: 30_000,
     });

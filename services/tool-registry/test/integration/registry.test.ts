@@ -24,6 +24,7 @@ import {
   clientOptions,
   requestTopic,
   responseTopic,
+  serviceTopics,
   testTopics,
 } from "@toolmesh/test-support";
 import { ManifestServer } from "./manifest-server.js";
@@ -114,13 +115,11 @@ beforeAll(async () => {
   });
   pulsar = new PulsarClient(clientOptions(broker));
   config = await RequestClient.create(pulsar, {
-    requestTopic: requestTopic("config"),
-    responseTopic: responseTopic("config"),
+    ...serviceTopics("config"),
     responseSchema: ConfigResponse,
   });
   registryBus = await RequestClient.create(pulsar, {
-    requestTopic: requestTopic("tool-registry"),
-    responseTopic: responseTopic("tool-registry"),
+    ...serviceTopics("tool-registry"),
     responseSchema: ToolRegistryResponse,
   });
   await pulsar.subscribe(
