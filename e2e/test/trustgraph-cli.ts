@@ -9,16 +9,15 @@ const run = promisify(execFile);
 
 /**
  * TrustGraph 2.11.1's own command-line tools (trustgraph-cli from PyPI, in a cached venv), run unchanged
- * against a gateway: `tg(url, "tg-show-config")` runs `tg-show-config -u <url>/`. With `token`, the commands
- * send it as TrustGraph's do (TRUSTGRAPH_TOKEN: a bearer on REST, the socket's auth frame).
+ * against a gateway: `tg(url, "tg-show-config")` runs `tg-show-config -u <url>/`.
  */
-export function trustGraphCli({ token }: { token?: string } = {}): (url: string, command: string, ...args: string[]) => Promise<CliResult> {
+export function trustGraphCli(): (url: string, command: string, ...args: string[]) => Promise<CliResult> {
   const bin = dirname(pythonPeer("trustgraph-cli"));
   return async (url, command, ...args) => {
     try {
       const { stdout, stderr } = await run(join(bin, command), ["-u", `${url}/`, ...args], {
         // TRUSTGRAPH_TOKEN unset: the CLI then sends no bearer (REST) and an empty token (socket auth frame).
-        env: { PATH: process.env.PATH ?? "", PYTHONIOENCODING: "utf-8", LANG: "C.UTF-8", ...(token ? { TRUSTGRAPH_TOKEN: token } : {}) },
+        env: { PATH: process.env.PATH ?? "", PYTHONIOENCODING: "utf-8", LANG: "C.UTF-8" },
         timeout: 60_000,
       });
       return { code: 0, stdout, stderr };
