@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestClient } from "@toolmesh/pulsar";
-import { AgentRunsResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, queueTopic } from "@toolmesh/schema";
+import { AgentRunsResponse, ConfigResponse, ToolRegistryResponse, queueTopic } from "@toolmesh/schema";
 import { EverythingServer, PeerProcess, ScriptedLlm, freePort, topicClients, waitFor } from "@toolmesh/test-support";
 import { serveIamSigningKey } from "./fixtures/iam-signing-key.js";
 import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
@@ -28,38 +28,27 @@ let everything: EverythingServer;
 let gateway: PeerProcess;
 let gatewayUrl: string;
 let iam: PeerProcess;
+let flowService: PeerProcess;
 let config: RequestClient<typeof ConfigResponse>;
 let registry: RequestClient<typeof ToolRegistryResponse>;
 let runs: RequestClient<typeof AgentRunsResponse>;
 let tg: (command: string, ...args: string[]) => ReturnType<ReturnType<typeof trustGraphCli>>;
 
-const item = (type: string, key: string, value: unknown): ConfigValue => ({ type, key, value: JSON.stringify(value) });
+/** A TrustGraph flow blueprint that runs nothing of TrustGraph's: its flows' agent and mcp-tool are toolmesh's. */
+const TOOLMESH_BLUEPRINT = {
+  description: "toolmesh's agent and mcp-tool services",
+  blueprint: {},
+  flow: {},
+  interfaces: {
+    agent: { request: "request:tg:agent", response: "response:tg:agent" },
+    "mcp-tool": { request: "request:tg:mcp-tool", response: "response:tg:mcp-tool" },
+  },
+};
 
 const ok = async (command: string, ...args: string[]) => printed(await tg(command, ...args), [command, ...args].join(" "));
 
 beforeAll(async () => {
   tenant = await TrustGraphTenant.start();
-  // The gateway gets its signing key from a stand-in (fixtures/iam-signing-key.ts: no-auth-svc has none,
-  // and without one the gateway waits a minute before it serves); no-auth-svc answers everything after.
-  const signingKey = await serveIamSigningKey(tenant.pulsar);
-  const flags = ["-p", tenant.pulsarHost, "--no-metrics", "--no-loki-enabled"];
-  const port = await freePort();
-  gatewayUrl = `http://127.0.0.1:${port}`;
-  gateway = PeerProcess.start("trustgraph api-gateway", join(tenant.trustGraphBin, "api-gateway"), [
-    ...flags,
-    "--port",
-    String(port),
-    "--timeout",
-    "60",
-  ]);
-  await gateway.waitForLog(/IamAuth: fetched IAM signing public key/, { timeoutMs: 60_000 });
-  await signingKey.close();
-  iam = PeerProcess.start("trustgraph no-auth-svc", join(tenant.trustGraphBin, "no-auth-svc"), flags);
-  const iamRequests = queueTopic("request:tg:iam");
-  await waitFor(async () => (await topicClients(tenant.webServiceUrl, iamRequests)).subscriptions.includes("no-auth-svc"), {
-    timeoutMs: 60_000,
-    description: `no-auth-svc consuming ${iamRequests}`,
-  });
   everything = await EverythingServer.start("streamableHttp");
   await llm.start();
   await tenant.service("config", { CONFIG_DATA_DIR: tenant.dataFolder("config") });
@@ -73,30 +62,49 @@ beforeAll(async () => {
   registry = await tenant.client("tool-registry", ToolRegistryResponse);
   runs = await tenant.client("agent-runs", AgentRunsResponse);
 
-  // The flow TrustGraph's flow service would write, its interfaces pointing at toolmesh's services.
-  const put = await config.request({
-    operation: "put",
-    values: [
-      item("flow", "default", {
-        description: "toolmesh's services behind TrustGraph's gateway",
-        interfaces: {
-          agent: { request: "request:tg:agent", response: "response:tg:agent" },
-          "mcp-tool": { request: "request:tg:mcp-tool", response: "response:tg:mcp-tool" },
-        },
-      }),
-    ],
-  });
-  expect(put.error).toBeNull();
-
-  await gateway.waitForLog(/Starting flow default\/default/, { timeoutMs: 120_000 });
-  await gateway.waitForLog(/Running on http/, { timeoutMs: 30_000 });
+  // TrustGraph's side, once toolmesh's config answers (a config request sent before it subscribes is lost
+  // and retried only after a 10 s timeout). The gateway gets its signing key from a stand-in
+  // (fixtures/iam-signing-key.ts: no-auth-svc has none, and without one the gateway waits a minute before
+  // it serves); no-auth-svc answers everything after.
+  const flags = ["-p", tenant.pulsarHost, "--no-metrics", "--no-loki-enabled"];
+  flowService = PeerProcess.start("trustgraph flow-svc", join(tenant.trustGraphBin, "flow-svc"), flags);
+  const signingKey = await serveIamSigningKey(tenant.pulsar);
+  const port = await freePort();
+  gatewayUrl = `http://127.0.0.1:${port}`;
+  gateway = PeerProcess.start("trustgraph api-gateway", join(tenant.trustGraphBin, "api-gateway"), [
+    ...flags,
+    "--port",
+    String(port),
+    "--timeout",
+    "60",
+  ]);
+  await gateway.waitForLog(/IamAuth: fetched IAM signing public key/, { timeoutMs: 60_000 });
+  await signingKey.close();
+  iam = PeerProcess.start("trustgraph no-auth-svc", join(tenant.trustGraphBin, "no-auth-svc"), flags);
+  const consumed = (queue: string, by?: string) =>
+    waitFor(
+      async () => {
+        const { subscriptions } = await topicClients(tenant.webServiceUrl, queueTopic(queue));
+        return by ? subscriptions.includes(by) : subscriptions.length > 0;
+      },
+      { timeoutMs: 60_000, description: `${by ?? "a consumer"} on ${queue}` },
+    );
+  await Promise.all([consumed("request:tg:iam", "no-auth-svc"), consumed("request:tg:flow:default")]);
+  await gateway.waitForLog(/Known workspaces: /, { timeoutMs: 30_000 });
   const cli = trustGraphCli();
   tg = (command, ...args) => cli(gatewayUrl, command, ...args);
+
+  // A blueprint whose interfaces are toolmesh's services (it starts no processors of TrustGraph's), and a
+  // flow from it: TrustGraph's flow-svc writes the flow into toolmesh's config, and the gateway starts it
+  // from config's push.
+  expect(await ok("tg-put-flow-blueprint", "-n", "toolmesh", "-c", JSON.stringify(TOOLMESH_BLUEPRINT))).toBe("");
+  expect(await ok("tg-start-flow", "-n", "toolmesh", "-i", "default", "-d", "toolmesh's services")).toBe("");
+  await gateway.waitForLog(/Starting flow default\/default/, { timeoutMs: 30_000 });
 }, 300_000);
 
 afterAll(async () => {
   await gateway?.stop();
-  await iam?.stop();
+  await Promise.all([iam?.stop(), flowService?.stop()]);
   await tenant?.stop();
   await llm.close();
   await everything?.stop();
@@ -116,6 +124,18 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     expect(stored.values?.[0]?.value).toBe('{"a": 1}');
     const shown = await ok("tg-show-config");
     expect(shown.split("\n")[0]).toBe(`Version: ${stored.version}`);
+  });
+
+  it("tg-show-flows lists the flow TrustGraph's flow-svc keeps in toolmesh's config", async () => {
+    const flow = await config.request({ operation: "get", keys: [{ type: "flow", key: "default" }] });
+    expect(JSON.parse(flow.values?.[0]?.value ?? "null")).toMatchObject({
+      "blueprint-name": "toolmesh",
+      description: "toolmesh's services",
+      interfaces: TOOLMESH_BLUEPRINT.interfaces,
+    });
+    const shown = await ok("tg-show-flows");
+    console.info(shown);
+    expect(shown).toMatch(/\| id +\| default +\|\n\| blueprint \| toolmesh +\|\n\| desc +\| toolmesh's services \|/);
   });
 
   it("tg-create-workspace: no-auth-svc registers it in toolmesh's config, and the gateway serves it from the push", async () => {

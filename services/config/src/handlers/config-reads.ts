@@ -15,10 +15,10 @@ export function requireType(request: IncomingConfigRequest): string {
  */
 export function readOperations(store: ConfigStore) {
   return {
+    // No keys, no values (as TrustGraph answers).
     get: async ({ keys }, workspace) => {
-      if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'get' needs at least one key");
       const version = await store.version();
-      return { version, values: await store.get(workspace, keys) };
+      return { version, values: keys.length === 0 ? [] : await store.get(workspace, keys) };
     },
     list: async (request, workspace) => {
       const type = requireType(request);

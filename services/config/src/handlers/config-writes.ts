@@ -14,7 +14,11 @@ function oversizedValues(values: ConfigValue[], maxValueBytes: number): string[]
 
 /**
  * The protocol's writes: put and delete. Each is one transaction with one version bump and one push naming
- * the types and workspaces it changed (see workspaces.ts for how workspaces come and go).
+ * the types and workspaces it changed (see workspaces.ts for how workspaces come and go). A write of
+ * nothing changes nothing: TrustGraph's flow-svc sends a put with no values when a flow's blueprint starts
+ * no processors, and TrustGraph's own config service accepts it. Its reply names the current version, and
+ * no version and no push are made for it (TrustGraph's processors would take an empty push for a start-up
+ * poke and reload everything).
  */
 export function writeOperations({ store, publish, workspacesChanged, limits, tenant }: ConfigHandlerDeps) {
   /** The workspaces a put registers: those it names in `__workspaces__`, or its own when not yet registered. */
@@ -34,7 +38,7 @@ export function writeOperations({ store, publish, workspacesChanged, limits, ten
 
   return {
     put: async ({ values }, workspace) => {
-      if (values.length === 0) throw new ServiceError(ErrorType.badRequest, "'put' needs at least one value");
+      if (values.length === 0) return { version: await store.version() };
       const oversized = oversizedValues(values, limits.maxValueBytes);
       if (oversized.length > 0) throw new ServiceError(ErrorType.tooLarge, `put refused: ${oversized.join("; ")}`);
       const problems = values.map(descriptorProblem).filter((p): p is string => p !== null);
@@ -55,7 +59,7 @@ export function writeOperations({ store, publish, workspacesChanged, limits, ten
     },
     // Keys that are not there are ignored, as TrustGraph does; the version still moves and a push goes out.
     delete: async ({ keys }, workspace) => {
-      if (keys.length === 0) throw new ServiceError(ErrorType.badRequest, "'delete' needs at least one key");
+      if (keys.length === 0) return { version: await store.version() };
       const result = await store.write(workspace, { delete: keys });
       return announce(workspace, [...new Set(keys.map((k) => k.type))], result);
     },

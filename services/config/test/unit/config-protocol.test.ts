@@ -41,6 +41,20 @@ describe("TrustGraph's config protocol on the in-memory bus", () => {
     expect(await config.pushFor(before + 1)).toEqual({ version: before + 1, changes: { tool: ["default"] }, workspace_changes: null });
   });
 
+  it("takes a write of nothing as TrustGraph's config service does, but makes no version and no push for it", async () => {
+    const before = (await config.ask({ operation: "config" })).version!;
+    const pushes = config.pushes.length;
+    // TrustGraph's flow-svc starting a flow whose blueprint names no processors: put_many of no values.
+    expect(await config.ask({ operation: "put", values: [] })).toMatchObject({ error: null, version: before });
+    expect(await config.ask({ operation: "delete", keys: [] })).toMatchObject({ error: null, version: before });
+    expect(await config.ask({ operation: "get", keys: [] })).toMatchObject({ error: null, version: before, values: [] });
+    expect((await config.ask({ operation: "config" })).version).toBe(before);
+    await config.ask({ operation: "delete", keys: [{ type: "tool", key: "never-there" }] });
+    await config.pushFor(before + 1);
+    // The next push is the next write's: none came between.
+    expect(config.pushes.slice(pushes).map((p) => p.version)).toEqual([before + 1]);
+  });
+
   it("refuses an empty workspace on the system queue, except for the *-all-ws reads", async () => {
     for (const operation of ["get", "list", "getvalues", "put", "delete", "config"] as const) {
       const reply = await config.ask({
