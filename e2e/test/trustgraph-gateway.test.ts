@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestClient } from "@toolmesh/pulsar";
@@ -159,6 +160,30 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     const stored = await config.request({ operation: "get", workspace: "team-a", keys: [{ type: "demo", key: "k" }] });
     expect(stored.values?.[0]?.value).toBe("team-a's");
     expect(await ok("tg-get-config-item", "-w", "team-a", "--type", "demo", "--key", "k")).toBe("team-a's\n");
+  });
+
+  it("tg-start-flow and tg-stop-flow of a second flow: flow-svc writes and deletes it in toolmesh's config, the gateway follows", async () => {
+    const from = gateway.logs.length;
+    expect(await ok("tg-start-flow", "-n", "toolmesh", "-i", "second", "-d", "a second flow")).toBe("");
+    await gateway.waitForLog(/Starting flow default\/second/, { from });
+    expect((await config.request({ operation: "list", type: "flow" })).directory).toEqual(["default", "second"]);
+    expect(await ok("tg-stop-flow", "-i", "second")).toBe("");
+    await gateway.waitForLog(/Stopping flow default\/second/, { from });
+    expect((await config.request({ operation: "list", type: "flow" })).directory).toEqual(["default"]);
+  });
+
+  it("tg-export-workspace-config and tg-import-workspace-config copy default's flow blueprint into team-a", async () => {
+    const exported = await tg("tg-export-workspace-config", "-o", "-");
+    expect(exported.stderr).toMatch(/^Exported \d+ items across \d+ types from workspace 'default' \(version \d+\)\.\n$/);
+    const payload = JSON.parse(exported.stdout) as { config: Record<string, Record<string, string>> };
+    expect(Object.keys(payload.config["flow-blueprint"] ?? {})).toEqual(["toolmesh"]);
+    const file = join(tenant.dataDir, "default-config.json");
+    writeFileSync(file, exported.stdout);
+    const imported = await tg("tg-import-workspace-config", "-w", "team-a", "-i", file);
+    console.info(`${imported.stdout}${imported.stderr}`.trim());
+    expect(imported.code).toBe(0);
+    const copied = await config.request({ operation: "get", workspace: "team-a", keys: [{ type: "flow-blueprint", key: "toolmesh" }] });
+    expect(JSON.parse(copied.values?.[0]?.value ?? "null")).toEqual(TOOLMESH_BLUEPRINT);
   });
 
   it("tg-invoke-mcp-tool goes through the flow's mcp-tool interface to toolmesh's mcp-tool service", async () => {
