@@ -30,6 +30,7 @@ let gateway: PeerProcess;
 let gatewayUrl: string;
 let iam: PeerProcess;
 let flowService: PeerProcess;
+let bootstrap: PeerProcess;
 let config: RequestClient<typeof ConfigResponse>;
 let registry: RequestClient<typeof ToolRegistryResponse>;
 let runs: RequestClient<typeof AgentRunsResponse>;
@@ -45,6 +46,23 @@ const TOOLMESH_BLUEPRINT = {
     "mcp-tool": { request: "request:tg:mcp-tool", response: "response:tg:mcp-tool" },
   },
 };
+
+/** TrustGraph's bootstrap initialisers (trustgraph.bootstrap.initialisers), as a deployment lists them. */
+const bootstrapInitialisers = (seedFile: string) => [
+  {
+    class: "trustgraph.bootstrap.initialisers.TemplateSeed",
+    name: "template-seed",
+    flag: "v1",
+    params: { config_file: seedFile },
+  },
+  { class: "trustgraph.bootstrap.initialisers.WorkspaceInit", name: "workspace-default", flag: "v1", params: { workspace: "default" } },
+  {
+    class: "trustgraph.bootstrap.initialisers.DefaultFlowStart",
+    name: "flow-default",
+    flag: "v1",
+    params: { workspace: "default", flow_id: "default", blueprint: "toolmesh", description: "toolmesh's services" },
+  },
+];
 
 const ok = async (command: string, ...args: string[]) => printed(await tg(command, ...args), [command, ...args].join(" "));
 
@@ -95,17 +113,21 @@ beforeAll(async () => {
   const cli = trustGraphCli();
   tg = (command, ...args) => cli(gatewayUrl, command, ...args);
 
-  // A blueprint whose interfaces are toolmesh's services (it starts no processors of TrustGraph's), and a
-  // flow from it: TrustGraph's flow-svc writes the flow into toolmesh's config, and the gateway starts it
-  // from config's push.
-  expect(await ok("tg-put-flow-blueprint", "-n", "toolmesh", "-c", JSON.stringify(TOOLMESH_BLUEPRINT))).toBe("");
-  expect(await ok("tg-start-flow", "-n", "toolmesh", "-i", "default", "-d", "toolmesh's services")).toBe("");
-  await gateway.waitForLog(/Starting flow default\/default/, { timeoutMs: 30_000 });
+  // TrustGraph's deployment bootstrap (its `bootstrap` processor, as TrustGraph's own deployments run it):
+  // seeds __template__ with a blueprint whose interfaces are toolmesh's services (it starts no processors
+  // of TrustGraph's), copies the template into workspace default, and starts flow default from it through
+  // flow-svc. All of it lands in toolmesh's config, and the gateway starts the flow from config's push.
+  const seedFile = join(tenant.dataDir, "template-seed.json");
+  writeFileSync(seedFile, JSON.stringify({ "flow-blueprint": { toolmesh: TOOLMESH_BLUEPRINT } }));
+  const initialisers = join(tenant.dataDir, "initialisers.json");
+  writeFileSync(initialisers, JSON.stringify({ initialisers: bootstrapInitialisers(seedFile) }));
+  bootstrap = PeerProcess.start("trustgraph bootstrap", join(tenant.trustGraphBin, "bootstrap"), [...flags, "-c", initialisers]);
+  await gateway.waitForLog(/Starting flow default\/default/, { timeoutMs: 60_000 });
 }, 300_000);
 
 afterAll(async () => {
   await gateway?.stop();
-  await Promise.all([iam?.stop(), flowService?.stop()]);
+  await Promise.all([iam?.stop(), flowService?.stop(), bootstrap?.stop()]);
   await tenant?.stop();
   await llm.close();
   await everything?.stop();
@@ -127,9 +149,20 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     expect(shown.split("\n")[0]).toBe(`Version: ${stored.version}`);
   });
 
-  it("tg-show-flows lists the flow TrustGraph's flow-svc keeps in toolmesh's config", async () => {
+  it("TrustGraph's bootstrap seeded toolmesh's config; tg-show-flows lists the flow flow-svc started", async () => {
+    // Each initialiser's completion flag, in TrustGraph's reserved __system__ workspace.
+    const state = await config.request({ operation: "getvalues", workspace: "__system__", type: "init-state" });
+    expect(Object.fromEntries(state.values.map((v) => [v.key, v.value]))).toEqual({
+      "template-seed": '"v1"',
+      "workspace-default": '"v1"',
+      "flow-default": '"v1"',
+    });
+    for (const workspace of ["__template__", "default"]) {
+      const blueprint = await config.request({ operation: "get", workspace, keys: [{ type: "flow-blueprint", key: "toolmesh" }] });
+      expect(JSON.parse(blueprint.values[0]?.value ?? "null"), workspace).toEqual(TOOLMESH_BLUEPRINT);
+    }
     const flow = await config.request({ operation: "get", keys: [{ type: "flow", key: "default" }] });
-    expect(JSON.parse(flow.values?.[0]?.value ?? "null")).toMatchObject({
+    expect(JSON.parse(flow.values[0]?.value ?? "null")).toMatchObject({
       "blueprint-name": "toolmesh",
       description: "toolmesh's services",
       interfaces: TOOLMESH_BLUEPRINT.interfaces,
@@ -160,11 +193,15 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     const stored = await config.request({ operation: "get", workspace: "team-a", keys: [{ type: "demo", key: "k" }] });
     expect(stored.values?.[0]?.value).toBe("team-a's");
     expect(await ok("tg-get-config-item", "-w", "team-a", "--type", "demo", "--key", "k")).toBe("team-a's\n");
+    // A new workspace gets the template's items (the blueprint TrustGraph's bootstrap seeded), and no more.
+    expect((await config.request({ operation: "list", workspace: "team-a", type: "flow-blueprint" })).directory).toEqual(["toolmesh"]);
   });
 
-  it("tg-start-flow and tg-stop-flow of a second flow: flow-svc writes and deletes it in toolmesh's config, the gateway follows", async () => {
+  it("tg-put-flow-blueprint, tg-start-flow and tg-stop-flow: flow-svc writes and deletes a second flow in toolmesh's config, the gateway follows", async () => {
     const from = gateway.logs.length;
-    expect(await ok("tg-start-flow", "-n", "toolmesh", "-i", "second", "-d", "a second flow")).toBe("");
+    const blueprint = { ...TOOLMESH_BLUEPRINT, description: "a copy" };
+    expect(await ok("tg-put-flow-blueprint", "-n", "toolmesh-copy", "-c", JSON.stringify(blueprint))).toBe("");
+    expect(await ok("tg-start-flow", "-n", "toolmesh-copy", "-i", "second", "-d", "a second flow")).toBe("");
     await gateway.waitForLog(/Starting flow default\/second/, { from });
     expect((await config.request({ operation: "list", type: "flow" })).directory).toEqual(["default", "second"]);
     expect(await ok("tg-stop-flow", "-i", "second")).toBe("");
@@ -176,14 +213,19 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     const exported = await tg("tg-export-workspace-config", "-o", "-");
     expect(exported.stderr).toMatch(/^Exported \d+ items across \d+ types from workspace 'default' \(version \d+\)\.\n$/);
     const payload = JSON.parse(exported.stdout) as { config: Record<string, Record<string, string>> };
-    expect(Object.keys(payload.config["flow-blueprint"] ?? {})).toEqual(["toolmesh"]);
+    expect(Object.keys(payload.config["flow-blueprint"] ?? {}).sort()).toEqual(["toolmesh", "toolmesh-copy"]);
     const file = join(tenant.dataDir, "default-config.json");
     writeFileSync(file, exported.stdout);
     const imported = await tg("tg-import-workspace-config", "-w", "team-a", "-i", file);
     console.info(`${imported.stdout}${imported.stderr}`.trim());
     expect(imported.code).toBe(0);
-    const copied = await config.request({ operation: "get", workspace: "team-a", keys: [{ type: "flow-blueprint", key: "toolmesh" }] });
-    expect(JSON.parse(copied.values?.[0]?.value ?? "null")).toEqual(TOOLMESH_BLUEPRINT);
+    // toolmesh-copy is default's own (team-a got only toolmesh, from the template, when it was created).
+    const copied = await config.request({
+      operation: "get",
+      workspace: "team-a",
+      keys: [{ type: "flow-blueprint", key: "toolmesh-copy" }],
+    });
+    expect(JSON.parse(copied.values[0]?.value ?? "null")).toEqual({ ...TOOLMESH_BLUEPRINT, description: "a copy" });
   });
 
   it("tg-invoke-mcp-tool goes through the flow's mcp-tool interface to toolmesh's mcp-tool service", async () => {
