@@ -8,15 +8,16 @@ import { serveIamSigningKey } from "./fixtures/iam-signing-key.js";
 import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
 import { printed, trustGraphCli } from "./trustgraph-cli.js";
 
-// TrustGraph 2.11.1's own api-gateway (trustgraph-flow from PyPI, unchanged) in front of toolmesh's services:
-// a TrustGraph deployment that swaps in toolmesh's config, agent and mcp-tool keeps its gateway, its CLI and
-// its API keys. The gateway routes config requests to `request:tg:config:<workspace>` and flow services to
-// the queues a flow's `interfaces` name, so it finds toolmesh's services by configuration alone.
+// A TrustGraph 2.11.1 deployment (trustgraph-flow from PyPI, unchanged: its api-gateway, flow-svc,
+// no-auth-svc and bootstrap, and its CLI) with toolmesh's config, agent and mcp-tool services in place of
+// its own. The gateway routes config requests to `request:tg:config:<workspace>` and flow services to the
+// queues a flow's `interfaces` name, so it finds toolmesh's services by configuration alone; flow-svc and
+// the bootstrap keep their blueprints, flows and state in toolmesh's config.
 //
-// Tenant `tg` (claimTrustGraphTenant): the gateway's config and IAM queues are fixed in trustgraph-base.
-// The gateway asks an IAM service about every request: TrustGraph's no-auth-svc here (trustgraph-flow's
-// drop-in for iam-svc, which needs Cassandra), which allows everything and registers the workspaces it
-// creates in config: in toolmesh's.
+// Tenant `tg` (claimTrustGraphTenant): TrustGraph's config, flow and IAM queues are fixed in trustgraph-base.
+// The gateway asks an IAM service about every request: no-auth-svc here (trustgraph-flow's drop-in for
+// iam-svc, which needs Cassandra), which allows everything and registers the workspaces it creates in
+// config: in toolmesh's.
 vi.hoisted(() => {
   process.env.TOOLMESH_TENANT = "tg";
 });
