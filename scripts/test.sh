@@ -69,6 +69,7 @@ fi
 
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.
 bash scripts/python-peers.sh
+bash scripts/go-peers.sh
 
 # One package at a time: integration tests share one broker on a 2-core machine.
 pnpm exec turbo run test --concurrency=1 --continue || status=$?

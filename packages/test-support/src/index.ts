@@ -20,6 +20,8 @@ export { ServiceProcess, freePort, type ServiceProcessOptions } from "./service-
 export { uniqueTopic, waitFor } from "./wait.js";
 export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
+export { GoMcpServer } from "./go-mcp-server.js";
+export { goPeer } from "./go-peer.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
 export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";

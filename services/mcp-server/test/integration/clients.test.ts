@@ -10,7 +10,7 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pythonPeer, waitFor } from "@toolmesh/test-support";
+import { goPeer, pythonPeer, waitFor } from "@toolmesh/test-support";
 import { clientConfig } from "../support/client-config.js";
 import { ECHO_TOOL, JOKE_TOOLS, McpSystem, TOKEN } from "../support/system.js";
 
@@ -87,6 +87,27 @@ describe("the Python MCP SDK client (mcp 2.3.0)", () => {
     expect(out.calls).toEqual([
       expect.objectContaining({ tool: "tell-dad-joke", is_error: false, text: [DAD_CATS] }),
       expect.objectContaining({ tool: ECHO_TOOL, is_error: false, text: ["Echo: hello from Python"] }),
+    ]);
+  });
+});
+
+describe("the Go MCP SDK client (go-sdk 1.8.0)", () => {
+  it("falls back from its 2026-07-28 discovery to initialize, lists the catalog and calls both kinds of tool", async () => {
+    // packages/test-support/go/mcp-client. The SDK first tries the stateless protocol's server/discover;
+    // toolmesh answers it 400 (no session: initialize first), and the SDK initializes at 2025-11-25.
+    const { stdout } = await run(
+      goPeer("mcp-client"),
+      [system.mcpUrl, TOKEN, "tell-dad-joke", '{"topic": "cats"}', ECHO_TOOL, '{"message": "hello from Go"}'],
+      { timeout: 60_000 },
+    );
+    console.log("Go SDK:", stdout.trim());
+    const out = JSON.parse(stdout) as { protocol_version: string; server: string; tools: string[]; calls: unknown[] };
+    expect(out.server).toBe("toolmesh");
+    expect(out.protocol_version).toBe("2025-11-25");
+    expect(out.tools).toEqual(ALL_TOOLS);
+    expect(out.calls).toEqual([
+      { tool: "tell-dad-joke", is_error: false, text: [DAD_CATS] },
+      { tool: ECHO_TOOL, is_error: false, text: ["Echo: hello from Go"] },
     ]);
   });
 });
