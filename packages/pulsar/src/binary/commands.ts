@@ -40,7 +40,10 @@ export interface MessageMetadataData {
   encryption_algo?: string;
   partition_key_b64_encoded?: boolean;
   null_value?: boolean;
+  uuid?: string;
   num_chunks_from_msg?: number;
+  total_chunk_msg_size?: number;
+  chunk_id?: number;
 }
 
 export interface SingleMessageMetadataData {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ConsumerChannel, IncomingMessage, SubscribeOptions } from "../transport.js";
 import { type BatchedMessage, decodeKey, unpackBatch } from "./batch.js";
+import { ChunkedMessages, type DroppedChunks } from "./chunked-messages.js";
 import type { ConsumerListener, BrokerConnection } from "./connection.js";
 import { decompress } from "./compression.js";
 import { encodeCommand, type Frame } from "./frame-codec.js";
@@ -35,6 +36,9 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
   /** Batched entries with messages not yet acked: entry -> batch indexes outstanding. */
   private readonly openBatches = new Map<string, Set<number>>();
   private readonly negativeAcks: NegativeAcks;
+  private readonly chunks = new ChunkedMessages();
+  /** Chunked messages handed over and not yet acked: the last chunk's entry -> every chunk's id. */
+  private readonly chunkGroups = new Map<string, MessageId[]>();
 
   constructor(
     context: HandleContext,
@@ -53,6 +57,12 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     if (!id) return;
     const entry = entryKey(id);
     this.negativeAcks.forget(entry);
+    const chunkIds = this.chunkGroups.get(entry);
+    if (chunkIds) {
+      this.chunkGroups.delete(entry);
+      for (const chunkId of chunkIds) this.sendAck(chunkId);
+      return;
+    }
     if (id.batchIndex >= 0) {
       const open = this.openBatches.get(entry);
       open?.delete(id.batchIndex);
@@ -67,7 +77,9 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
     if (!id) return;
     // The broker redelivers whole entries; the batch's bookkeeping starts afresh when it comes back.
     this.openBatches.delete(entryKey(id));
-    this.negativeAcks.add(entryKey(id), id);
+    const chunkIds = this.chunkGroups.get(entryKey(id));
+    this.chunkGroups.delete(entryKey(id));
+    for (const each of chunkIds ?? [id]) this.negativeAcks.add(entryKey(each), each);
   }
 
   async close(): Promise<void> {
@@ -112,6 +124,9 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
 
   protected detached(): void {
     this.consumerId = -1;
+    // The broker redelivers every chunk not acked, on the next connection.
+    this.chunks.clear();
+    this.chunkGroups.clear();
   }
 
   onClosedByBroker(): void {
@@ -137,15 +152,38 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
       log.error({ handle: this.label, messageId: formatMessageId(id) }, "message failed its CRC32C check; discarded");
       return this.discard(id, count, VALIDATION.ChecksumMismatch);
     }
-    if (metadata.encryption_algo || (metadata.num_chunks_from_msg ?? 1) > 1) {
-      log.error({ handle: this.label, messageId: formatMessageId(id) }, "encrypted or chunked message: not supported; discarded");
+    if (metadata.encryption_algo) {
+      log.error({ handle: this.label, messageId: formatMessageId(id) }, "encrypted message: not supported; discarded");
       return this.discard(id, count, VALIDATION.DecryptionError);
+    }
+    let wire = frame.payload;
+    if ((metadata.num_chunks_from_msg ?? 1) > 1) {
+      // A chunk: the message is handed over when its last chunk comes, as one message with the last chunk's id.
+      const whole = this.chunks.add(
+        {
+          uuid: metadata.uuid ?? "",
+          chunkId: metadata.chunk_id ?? -1,
+          numChunks: metadata.num_chunks_from_msg ?? 1,
+          totalSize: metadata.total_chunk_msg_size ?? -1,
+          id,
+          payload: frame.payload,
+          publishTimeMs: Number(metadata.publish_time.toString()),
+        },
+        (dropped) => this.dropChunks(dropped),
+      );
+      if (!whole) return this.givePermits(1);
+      this.chunkGroups.set(entryKey(id), whole.ids);
+      wire = whole.payload;
     }
     let payload: Buffer;
     try {
-      payload = decompress(metadata.compression ?? 0, frame.payload, metadata.uncompressed_size ?? frame.payload.length);
+      payload = decompress(metadata.compression ?? 0, wire, metadata.uncompressed_size ?? wire.length);
     } catch (err) {
       log.error({ handle: this.label, messageId: formatMessageId(id), err: (err as Error).message }, "message discarded");
+      // A chunked message's other chunks go with it.
+      const chunkIds = this.chunkGroups.get(entryKey(id)) ?? [];
+      this.chunkGroups.delete(entryKey(id));
+      for (const chunkId of chunkIds.slice(0, -1)) this.sendAck(chunkId, VALIDATION.DecompressionError);
       return this.discard(id, count, VALIDATION.DecompressionError);
     }
     const publishTime = new Date(Number(metadata.publish_time.toString())).toISOString();
@@ -199,6 +237,18 @@ export class BinaryConsumer extends ReconnectingHandle implements ConsumerChanne
       });
     } catch (err) {
       this.context.logger.error({ handle: this.label, err }, "message callback threw");
+    }
+  }
+
+  /** Chunks given up while assembling: acked, or redelivered after the negative-ack delay. */
+  private dropChunks({ ids, reason, ack }: DroppedChunks): void {
+    this.context.logger[ack ? "error" : "warn"](
+      { handle: this.label, messageIds: ids.map(formatMessageId), outcome: ack ? "acked" : "redelivered" },
+      reason,
+    );
+    for (const id of ids) {
+      if (ack) this.sendAck(id);
+      else this.negativeAcks.add(entryKey(id), id);
     }
   }
 

@@ -33,7 +33,10 @@ message MessageMetadata {
   optional string encryption_algo = 14;
   optional bool partition_key_b64_encoded = 17 [default = false];
   optional bool null_value = 25 [default = false];
+  optional string uuid = 26;
   optional int32 num_chunks_from_msg = 27;
+  optional int32 total_chunk_msg_size = 28;
+  optional int32 chunk_id = 29;
 }
 
 message SingleMessageMetadata {

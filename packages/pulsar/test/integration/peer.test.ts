@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Broker, clientOptions, pythonPeer, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
@@ -102,6 +103,52 @@ describe("messages from Apache's C++ client (Python pulsar-client)", () => {
     expect(again.map((m) => m.payload.toString())).toEqual([JSON.stringify({ marker: true })]);
     await marker.close();
   }, 60_000);
+});
+
+describe("chunked messages from Apache's C++ client (Python pulsar-client, chunking on)", () => {
+  it.each([["NONE"], ["LZ4"]])(
+    "arrive whole with %s compression: messages over the broker's 5 MB limit, in chunks, each acked with all its chunks",
+    async (codec) => {
+      const count = 3;
+      const size = 12 * 1024 * 1024;
+      const topic = uniqueTopic(`peer-chunked-${codec.toLowerCase()}`, { persistence: "persistent", namespace: "flow" });
+      const received: IncomingMessage[] = [];
+      const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
+        received.push(m);
+      });
+      const output = await runPeer("produce_chunked.py", [broker.serviceUrl, topic, String(count), String(size), codec]).done;
+      expect(output).toContain(`sent ${count}`);
+      // "<i> <sha256>" per message (the C++ client's own log lines are on stdout too).
+      const lines = output.filter((line) => /^\d+ [0-9a-f]{64}$/.test(line));
+      expect(lines).toHaveLength(count);
+      await waitFor(() => received.length >= count, { timeoutMs: 30_000, description: `${count} chunked messages` });
+      expect(received).toHaveLength(count);
+      received.forEach((m, i) => {
+        expect(m.payload.length).toBe(size);
+        expect(`${i} ${createHash("sha256").update(m.payload).digest("hex")}`).toBe(lines[i]);
+        expect(m.properties).toEqual({ i: String(i), peer: "python", codec });
+        expect(m.key).toBe(`big-${i}`);
+      });
+      // Every chunk was stored as an entry of its own: 12 MB in chunks of at most 5 MB is 3 entries a message.
+      const stats = (await (await fetch(`${broker.webServiceUrl}/admin/v2/${topic.replace("://", "/")}/stats`)).json()) as {
+        msgInCounter: number;
+      };
+      expect(stats.msgInCounter).toBe(count * 3);
+      await sub.close();
+
+      // Acked whole: the subscription has nothing left but a marker sent now.
+      const again: IncomingMessage[] = [];
+      const marker = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
+        again.push(m);
+      });
+      await client.sendJson(topic, { marker: true });
+      await waitFor(() => again.length >= 1, { description: "the marker" });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(again.map((m) => m.payload.toString())).toEqual([JSON.stringify({ marker: true })]);
+      await marker.close();
+    },
+    120_000,
+  );
 });
 
 describe("messages from our producer", () => {
