@@ -115,6 +115,18 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       deps.sessions.track(reply.raw);
       return handOver(session.transport, request, reply, deps.logger, body);
     }
+    if (isDiscoverRequest(body)) {
+      // MCP 2026-07-28's stateless opening (SEP-2575): its clients (the Go SDK 1.8, ...) fall back to
+      // initialize on an error like this one.
+      return rpcError(
+        reply,
+        400,
+        ErrorCode.MethodNotFound,
+        "bad-request",
+        "server/discover is MCP 2026-07-28's; this server speaks MCP 2025-11-25 and older: initialize a session",
+        rpcId,
+      );
+    }
     if (!isInitializeRequest(body)) {
       return rpcError(
         reply,
@@ -222,4 +234,8 @@ async function handOver(
 
 function requestId(body: unknown): unknown {
   return typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null;
+}
+
+function isDiscoverRequest(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "server/discover";
 }

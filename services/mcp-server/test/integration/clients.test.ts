@@ -94,7 +94,7 @@ describe("the Python MCP SDK client (mcp 2.3.0)", () => {
 describe("the Go MCP SDK client (go-sdk 1.8.0)", () => {
   it("falls back from its 2026-07-28 discovery to initialize, lists the catalog and calls both kinds of tool", async () => {
     // packages/test-support/go/mcp-client. The SDK first tries the stateless protocol's server/discover;
-    // toolmesh answers it 400 (no session: initialize first), and the SDK initializes at 2025-11-25.
+    // toolmesh answers it with an error (HTTP 400, method not found), and the SDK initializes at 2025-11-25.
     const { stdout } = await run(
       goPeer("mcp-client"),
       [system.mcpUrl, TOKEN, "tell-dad-joke", '{"topic": "cats"}', ECHO_TOOL, '{"message": "hello from Go"}'],

@@ -59,6 +59,20 @@ describe("mcp-server on the in-memory bus", () => {
     expect(textOf(await client.callTool({ name: "shout", arguments: { text: "still here" } }))).toBe("STILL HERE!");
   });
 
+  it("answers MCP 2026-07-28's server/discover with an error that sends its client to initialize", async () => {
+    const response = await fetch(mcpUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { protocolVersion: "2026-07-28" } }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: expect.stringMatching(/^server\/discover is MCP 2026-07-28's; .*initialize a session$/) },
+    });
+  });
+
   it("refuses a session on a revision the registry does not have, or on a malformed one", async () => {
     await expect(connect("9")).rejects.toThrow(/unknown catalog revision 9/);
     await expect(connect("soon")).rejects.toThrow(/revision must be 'latest' or a revision number, not 'soon'/);
