@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Broker, clientOptions, pythonPeer, uniqueTopic, useBroker, waitFor } from "@toolmesh/test-support";
 import { z } from "zod";
 import { PulsarClient, RequestClient, RequestTimeoutError, type IncomingMessage } from "../../src/index.js";
+import { runPeer } from "./run-peer.js";
 
 // Apache's C++ client (through Python's pulsar-client) on the other end of our binary transport:
 // batches and compressed payloads it produces must arrive intact, and it must read what we produce.
@@ -20,32 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => client?.close());
 
-/** Runs a peer script; resolves with its stdout lines once it exits 0. */
-function runPeer(
-  script: string,
-  args: string[],
-  onLine: (line: string) => void = () => {},
-): { child: ChildProcess; done: Promise<string[]> } {
-  const child = spawn(python, [resolve(PEERS, script), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  const lines: string[] = [];
-  let stderr = "";
-  let partial = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    const parts = (partial + chunk.toString()).split("\n");
-    partial = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      onLine(line);
-    }
-  });
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<string[]>((resolvePromise, reject) =>
-    child.on("exit", (code) =>
-      code === 0 ? resolvePromise(lines) : reject(new Error(`${script} exited ${code}: ${stderr.slice(-2000)}`)),
-    ),
-  );
-  return { child, done };
-}
+/** Runs a peer script of peers/ with the Python client's interpreter. */
+const runScript = (script: string, args: string[], onLine?: (line: string) => void) =>
+  runPeer(python, [resolve(PEERS, script), ...args], onLine);
 
 const expectedPayload = (i: number) => `{"i": ${i}, "text": "${"toolmesh ".repeat(40)}"}`;
 
@@ -66,7 +43,7 @@ describe("messages from Apache's C++ client (Python pulsar-client)", () => {
       const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
         received.push(m);
       });
-      const lines = await runPeer("produce.py", [broker.serviceUrl, topic, String(count), codec, String(batching)]).done;
+      const lines = await runScript("produce.py", [broker.serviceUrl, topic, String(count), codec, String(batching)]).done;
       expect(lines).toContain(`sent ${count}`);
       await waitFor(() => received.length >= count, { timeoutMs: 20_000, description: `${count} messages` });
       expect(received).toHaveLength(count);
@@ -90,7 +67,7 @@ describe("messages from Apache's C++ client (Python pulsar-client)", () => {
     const sub = await client.subscribe({ topic, subscription: "ours", type: "Shared" }, async (m) => {
       first.push(m);
     });
-    await runPeer("produce.py", [broker.serviceUrl, topic, "100", "LZ4", "true"]).done;
+    await runScript("produce.py", [broker.serviceUrl, topic, "100", "LZ4", "true"]).done;
     await waitFor(() => first.length === 100, { description: "100 messages" });
     await sub.close();
 
@@ -116,7 +93,7 @@ describe("chunked messages from Apache's C++ client (Python pulsar-client, chunk
       const sub = await client.subscribe({ topic, subscription: "ours", type: "Exclusive" }, async (m) => {
         received.push(m);
       });
-      const output = await runPeer("produce_chunked.py", [broker.serviceUrl, topic, String(count), String(size), codec]).done;
+      const output = await runScript("produce_chunked.py", [broker.serviceUrl, topic, String(count), String(size), codec]).done;
       expect(output).toContain(`sent ${count}`);
       // "<i> <sha256>" per message (the C++ client's own log lines are on stdout too).
       const lines = output.filter((line) => /^\d+ [0-9a-f]{64}$/.test(line));
@@ -155,7 +132,7 @@ describe("messages from our producer", () => {
   it("are read by Apache's C++ client with payloads, properties and keys", async () => {
     const topic = uniqueTopic("peer-reader", { persistence: "persistent", namespace: "flow" });
     let ready = false;
-    const peer = runPeer("consume.py", [broker.serviceUrl, topic, "20"], (line) => {
+    const peer = runScript("consume.py", [broker.serviceUrl, topic, "20"], (line) => {
       if (line === "ready") ready = true;
     });
     await waitFor(() => ready, { timeoutMs: 30_000, description: "the Python consumer" });
@@ -177,7 +154,7 @@ describe("the service check, with Apache's C++ client consuming the request topi
     let ready = false;
     const taken: string[] = [];
     // Asked for two messages and sent one, the peer stays subscribed for the whole call (a service that is slow).
-    const peer = runPeer("consume.py", [broker.serviceUrl, topic, "2"], (line) => {
+    const peer = runScript("consume.py", [broker.serviceUrl, topic, "2"], (line) => {
       if (line === "ready") ready = true;
       if (line.startsWith("{")) taken.push((JSON.parse(line) as { payload: string }).payload);
     });

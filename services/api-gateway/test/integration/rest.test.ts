@@ -166,7 +166,8 @@ describe("health and description", () => {
     ]);
     expect(Object.keys(doc.paths["/api/v1/{kind}"].post.responses)).toEqual(["200", "400", "404"]);
     expect(doc.components.schemas.SocketAuthFrame.properties.type).toEqual({ type: "string", const: "auth" });
-    expect(doc.components.schemas.ToolServiceRequest.properties.arguments).toEqual({ type: "string" });
+    // A JSON-encoded string; null reads as {} (TrustGraph's gateway sends null when its caller gave none).
+    expect(doc.components.schemas.ToolServiceRequest.properties.arguments).toEqual({ type: ["string", "null"] });
     expect(doc.components.schemas.AgentRequest.required).toEqual(["question"]);
     expect(doc.components.schemas.Error.properties.error.required).toEqual(["type", "message"]);
     expect(doc.security).toBeUndefined();

@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigView } from "@toolmesh/base";
 import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
-import { ConfigPush, ConfigResponse, type ConfigRequestWire } from "@toolmesh/schema";
+import { ConfigPush, ConfigResponse, type ConfigRequestWire, type ConfigValue } from "@toolmesh/schema";
 import {
   ServiceProcess,
   useBroker,
@@ -101,7 +101,9 @@ describe("config service over the real broker", () => {
     expect(missing.values).toEqual([{ type: "tool", key: "nope", value: null }]);
     expect((await ask({ operation: "delete", keys: [{ type: "tool", key: "nope" }] })).error).toBeNull();
     expect((await ask({ operation: "list" })).error).toEqual({ type: "bad-request", message: "'list' needs a 'type'" });
-    expect((await ask({ operation: "put" })).error?.type).toBe("bad-request");
+    expect((await ask({ operation: "put", values: [{ type: "tool" } as ConfigValue] })).error?.type).toBe("bad-request");
+    // A put of nothing is no error (TrustGraph's flow-svc sends one), and changes nothing.
+    expect((await ask({ operation: "put" })).error).toBeNull();
     expect((await ask({ operation: "get", workspace: "", keys: [{ type: "tool", key: "nope" }] })).error).toEqual({
       type: "bad-request",
       message: "Workspace is required",
