@@ -45,16 +45,13 @@ async function receiveFromJava(topic: string, count: number, size: number, codec
 }
 
 describe("messages from Apache's Java client", () => {
-  it.each([["ZSTD"], ["SNAPPY"], ["LZ4"]])(
-    "arrive intact batched with %s compression: payloads, properties, keys, order",
-    async (codec) => {
-      const topic = uniqueTopic(`java-${codec.toLowerCase()}`, { persistence: "persistent", namespace: "flow" });
-      const received = await receiveFromJava(topic, 200, 300, codec, true, false);
-      // Batched: several messages share an entry and differ by batch index (ledger:entry:partition:index).
-      expect(new Set(received.map((m) => m.messageId.split(":").slice(0, 2).join(":"))).size).toBeLessThan(200);
-    },
-    90_000,
-  );
+  // One codec: each run starts a JVM (about 5 s); peer.test.ts covers every codec with the C++ client.
+  it("arrive intact batched with ZSTD compression: payloads, properties, keys, order", async () => {
+    const topic = uniqueTopic("java-zstd", { persistence: "persistent", namespace: "flow" });
+    const received = await receiveFromJava(topic, 200, 300, "ZSTD", true, false);
+    // Batched: several messages share an entry and differ by batch index (ledger:entry:partition:index).
+    expect(new Set(received.map((m) => m.messageId.split(":").slice(0, 2).join(":"))).size).toBeLessThan(200);
+  }, 90_000);
 
   it("arrive whole when chunked: 12 MB messages over the broker's 5 MB limit, ZSTD", async () => {
     const topic = uniqueTopic("java-chunked", { persistence: "persistent", namespace: "flow" });
