@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoMcpServer } from "@toolmesh/test-support";
-import { McpToolSystem } from "../support/system.js";
+import { McpToolSystem, TOKEN_VAR, tokenEntry } from "../support/system.js";
 
 // Tools built with the Go MCP SDK (go-sdk 1.8.0), called through toolmesh's mcp-tool service over the real
 // broker and config service: what each kind of result becomes in mcp-tool's reply (design §2). The server
@@ -11,13 +11,8 @@ let system: McpToolSystem;
 
 beforeAll(async () => {
   server = await GoMcpServer.start({ token: TOKEN });
-  system = await McpToolSystem.start({ MCP_TEST_TOKEN: TOKEN });
-  const entry = (tool: string, extra: Record<string, unknown> = {}) => ({
-    url: server.url,
-    "remote-name": tool,
-    "auth-token": "${env:MCP_TEST_TOKEN}",
-    ...extra,
-  });
+  system = await McpToolSystem.start({ [TOKEN_VAR]: TOKEN });
+  const entry = (tool: string, extra: Record<string, unknown> = {}) => tokenEntry(server.url, tool, extra);
   await system.putMcp({
     "go-echo": entry("echo"),
     "go-weather": entry("weather"),

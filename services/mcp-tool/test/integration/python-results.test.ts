@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PythonMcpServer } from "@toolmesh/test-support";
-import { McpToolSystem } from "../support/system.js";
+import { McpToolSystem, TOKEN_VAR, tokenEntry } from "../support/system.js";
 
 // What tools built with the Python MCP SDK 2.3 answer, as mcp-tool replies (design §2), through the real
 // broker and config service; the server wants a bearer token (the SDK's own bearer middleware).
@@ -11,13 +11,8 @@ let system: McpToolSystem;
 
 beforeAll(async () => {
   server = await PythonMcpServer.start({ token: TOKEN });
-  system = await McpToolSystem.start({ MCP_TEST_TOKEN: TOKEN });
-  const entry = (tool: string, extra: Record<string, unknown> = {}) => ({
-    url: server.url,
-    "remote-name": tool,
-    "auth-token": "${env:MCP_TEST_TOKEN}",
-    ...extra,
-  });
+  system = await McpToolSystem.start({ [TOKEN_VAR]: TOKEN });
+  const entry = (tool: string, extra: Record<string, unknown> = {}) => tokenEntry(server.url, tool, extra);
   await system.putMcp({
     "py-echo": entry("echo"),
     "py-plain": entry("plain"),

@@ -6,6 +6,17 @@ import { PulsarClient, RequestClient } from "@toolmesh/pulsar";
 import { ConfigResponse, type ConfigRequestWire, McpToolResponse } from "@toolmesh/schema";
 import { ServiceProcess, useBroker, waitFor, brokerEnv, clientOptions, serviceTopics } from "@toolmesh/test-support";
 
+/** The variable the `mcp` entries of tokenEntry read their token from: start the system with it set. */
+export const TOKEN_VAR = "MCP_TEST_TOKEN";
+
+/** An `mcp` entry for `tool` on the server at `url`, sending the token in TOKEN_VAR (`extra` overrides). */
+export const tokenEntry = (url: string, tool: string, extra: Record<string, unknown> = {}) => ({
+  url,
+  "remote-name": tool,
+  "auth-token": `\${env:${TOKEN_VAR}}`,
+  ...extra,
+});
+
 /**
  * The real config service and the mcp-tool service as processes on the real broker, and Pulsar clients
  * for both. The mcp-tool service gets a topic of its own, so no other test's process answers.
