@@ -102,6 +102,19 @@ describe("TrustGraph's MCP tool commands", () => {
   });
 });
 
+describe("TrustGraph's flow commands", () => {
+  it("go to TrustGraph's flow-svc; with none running, tg-start-flow says so at once", async () => {
+    // trustgraph-gateway.test.ts runs them against TrustGraph's flow-svc on toolmesh's config. (tg-show-flows
+    // reads over the socket and prints "No flows." whatever the reply: TrustGraph's CLI skips its error.)
+    const started = Date.now();
+    const r = await tg("tg-start-flow", "-n", "any", "-i", "f", "-d", "no flow-svc here");
+    console.log(`tg-start-flow, no flow-svc: after ${Date.now() - started} ms: ${r.stdout.trim()}`);
+    expect(r.stdout).toMatch(
+      /^Exception: .*service 'flow' is not running: nothing consumes non-persistent:\/\/[^/]+\/request\/flow:default/,
+    );
+  });
+});
+
 describe("TrustGraph's tool commands", () => {
   it("tg-set-tool, tg-show-tools, tg-delete-tool", async () => {
     await ok("tg-set-mcp-tool", "-i", "calc-echo", "-r", "echo", "--tool-url", everything.url);

@@ -29,6 +29,8 @@ let tenant: TrustGraphTenant;
 let everything: EverythingServer;
 let gateway: PeerProcess;
 let gatewayUrl: string;
+/** toolmesh's own api-gateway, beside TrustGraph's: it forwards flow operations to TrustGraph's flow-svc. */
+let toolmeshGatewayUrl: string;
 let iam: PeerProcess;
 let flowService: PeerProcess;
 let bootstrap: PeerProcess;
@@ -77,6 +79,7 @@ beforeAll(async () => {
     tenant.service("mcp-tool"),
     tenant.service("tool-registry", { REGISTRY_DATA_DIR: tenant.dataFolder("registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" }),
     tenant.service("agent", { AGENT_DATA_DIR: tenant.dataFolder("agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }),
+    tenant.service("api-gateway").then((started) => (toolmeshGatewayUrl = started.url)),
   ]);
   config = await tenant.client("config", ConfigResponse);
   registry = await tenant.client("tool-registry", ToolRegistryResponse);
@@ -278,5 +281,32 @@ describe("TrustGraph's api-gateway on toolmesh's services", () => {
     expect(r.stdout).toBe("Exception: 'Error' object has no attribute 'code'\n");
     const listed = await runs.request({ operation: "list", limit: 5 });
     expect(listed.runs?.find((run) => run.question === "A question nobody scripted")?.status).toBe("failed");
+  });
+});
+
+describe("toolmesh's api-gateway in front of TrustGraph's flow-svc", () => {
+  const viaToolmesh = (command: string, ...args: string[]) => trustGraphCli()(toolmeshGatewayUrl, command, ...args);
+  const okViaToolmesh = async (command: string, ...args: string[]) =>
+    printed(await viaToolmesh(command, ...args), [command, ...args].join(" "));
+
+  it("tg-show-flow-blueprints, tg-show-flows, tg-start-flow and tg-stop-flow work through it as through TrustGraph's", async () => {
+    const blueprints = await okViaToolmesh("tg-show-flow-blueprints");
+    console.info(blueprints);
+    expect(blueprints).toMatch(/toolmesh-copy/);
+    expect(await okViaToolmesh("tg-start-flow", "-n", "toolmesh", "-i", "third", "-d", "via toolmesh's gateway")).toBe("");
+    expect((await config.request({ operation: "list", type: "flow" })).directory).toEqual(["default", "third"]);
+    const shown = await okViaToolmesh("tg-show-flows");
+    expect(shown).toMatch(/\| id +\| third +\|\n\| blueprint \| toolmesh +\|\n\| desc +\| via toolmesh's gateway \|/);
+    expect(await okViaToolmesh("tg-stop-flow", "-i", "third")).toBe("");
+    expect((await config.request({ operation: "list", type: "flow" })).directory).toEqual(["default"]);
+  });
+
+  it("passes flow-svc's error on, where TrustGraph's gateway prints nothing", async () => {
+    const args = ["-n", "no-such-blueprint", "-i", "fourth", "-d", "never"];
+    const viaTrustGraph = await tg("tg-start-flow", ...args);
+    expect(viaTrustGraph.stdout + viaTrustGraph.stderr).toBe("");
+    const r = await viaToolmesh("tg-start-flow", ...args);
+    console.info(`tg-start-flow of a missing blueprint via toolmesh's gateway: ${r.stdout.trim()}`);
+    expect(r.stdout).toMatch(/^Exception: .*Blueprint does not exist/);
   });
 });

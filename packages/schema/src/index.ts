@@ -1,5 +1,6 @@
 export * from "./agent.js";
 export * from "./config.js";
+export * from "./flow.js";
 export * from "./descriptors.js";
 export * from "./env.js";
 export * from "./errors.js";

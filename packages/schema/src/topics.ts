@@ -82,6 +82,11 @@ export class TopicLayout {
     return this.pair(`config:${workspace}`);
   }
 
+  /** One workspace's flow-service queues (TrustGraph's flow-svc serves them): `request:tg:flow:<ws>`. */
+  workspaceFlow(workspace: string): TopicPair {
+    return this.pair(`flow:${workspace}`);
+  }
+
   get configNotify(): string {
     return this.notify("config");
   }

@@ -9,6 +9,8 @@ import {
   ConfigResponse,
   ConfigType,
   ErrorType,
+  FlowRequest,
+  FlowResponse,
   McpToolRequest,
   McpToolResponse,
   ServiceError,
@@ -158,6 +160,30 @@ export class ServiceTable {
    */
   workspaceConfig(workspace: string): ServiceRoute {
     return { ...this.fixed[ServiceName.config]!, ...this.topics.workspaceConfig(workspace) };
+  }
+
+  /**
+   * TrustGraph's flow service (flow-svc) for one workspace, on its queue `request:tg:flow:<ws>`: toolmesh runs
+   * none, so these reach TrustGraph's when one runs (and are answered "not running" when none does).
+   */
+  workspaceFlow(workspace: string): ServiceRoute {
+    return {
+      kind: "flow",
+      name: "flow",
+      pooled: false,
+      ...this.topics.workspaceFlow(workspace),
+      requestSchema: FlowRequest,
+      responseSchema: FlowResponse,
+      streamed: false,
+      isLast: single,
+      timeoutMs: this.timeouts.requestMs,
+      timeoutSetting: REQUEST_SETTING,
+    };
+  }
+
+  /** The global service `kind` (config or flow) for one workspace. */
+  workspaceService(kind: string, workspace: string): ServiceRoute {
+    return kind === "flow" ? this.workspaceFlow(workspace) : this.workspaceConfig(workspace);
   }
 
   /** The route for `name`; throws a ServiceError (403, 404, 502 or 503) when there is none to use. */

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { FlowRequest, FlowResponse } from "@toolmesh/schema";
 import { ServiceSchemas } from "../services.js";
 import { SocketAuthFrame, SocketErrorFrame, SocketReplyFrame, SocketRequestFrame } from "./socket.js";
 
@@ -44,6 +45,9 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
     bodies.push(ref(`${pascal(service)}Request`));
     replies.push(streamed ? { type: "array", items: ref(`${pascal(service)}Response`) } : ref(`${pascal(service)}Response`));
   }
+  // TrustGraph's flow service's wire (the gateway forwards flow operations to its flow-svc).
+  schemas.FlowRequest = jsonSchema(FlowRequest, "input");
+  schemas.FlowResponse = jsonSchema(FlowResponse, "input");
   schemas.SocketAuthFrame = jsonSchema(SocketAuthFrame, "input");
   schemas.SocketRequestFrame = jsonSchema(SocketRequestFrame, "input");
   schemas.SocketReplyFrame = jsonSchema(SocketReplyFrame, "output");
@@ -77,19 +81,24 @@ export function openApiDocument(secured: boolean): Record<string, unknown> {
     paths: {
       "/api/v1/{kind}": {
         post: {
-          summary: "TrustGraph's global services: one config operation in the caller's workspace",
+          summary: "TrustGraph's global services: one config or flow operation in the caller's workspace",
           description:
             "Checked in TrustGraph's order: JSON object body, `operation`, `{kind}:{operation}` known (config: get, list, " +
-            "getvalues, getvalues-all-ws, config, put, delete), the bearer token, then the workspace (body `workspace`, " +
-            "else `default`) registered in config `__workspaces__`. Sent to the workspace's own config queue. " +
+            "getvalues, getvalues-all-ws, config, put, delete; flow: list-blueprints, get-blueprint, put-blueprint, " +
+            "delete-blueprint, list-flows, get-flow, start-flow, stop-flow), the bearer token, then the workspace (body " +
+            "`workspace`, else `default`) registered in config `__workspaces__`. Sent to the workspace's own config queue, " +
+            "or its flow queue, which TrustGraph's flow-svc serves (flow fields are dashed: `blueprint-name`, `flow-id`). " +
             "`getvalues-all-ws` is answered `bad-operation`, as TrustGraph's per-workspace queue answers it.",
-          parameters: [{ name: "kind", in: "path", required: true, schema: { type: "string", enum: ["config"] } }],
-          requestBody: { required: true, content: { "application/json": { schema: ref("ConfigRequest") } } },
+          parameters: [{ name: "kind", in: "path", required: true, schema: { type: "string", enum: ["config", "flow"] } }],
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { anyOf: [ref("ConfigRequest"), ref("FlowRequest")] } } },
+          },
           responses: {
             "200": {
               description:
-                'The config reply, absent fields left out; or `{"error": {type, message}}` when the service or the gateway failed.',
-              content: { "application/json": { schema: { anyOf: [ref("ConfigResponse"), ref("Error")] } } },
+                'The config or flow reply, absent fields left out; or `{"error": {type, message}}` when the service or the gateway failed.',
+              content: { "application/json": { schema: { anyOf: [ref("ConfigResponse"), ref("FlowResponse"), ref("Error")] } } },
             },
             "400": errorResponse("invalid json | body must be an object | missing operation | unknown operation", "MessageError"),
             ...(secured ? { "401": errorResponse("auth failure: missing or wrong bearer token", "MessageError") } : {}),

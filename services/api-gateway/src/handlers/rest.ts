@@ -109,7 +109,7 @@ export function registerRestRoutes(
         return reply.status(200).send(toServiceError(err).body);
       }
       if (!known) return reply.status(404).send(WORKSPACE_NOT_FOUND.rest);
-      return forward(request, reply, dispatcher, services.workspaceConfig(workspace), { ...body, workspace });
+      return forward(request, reply, dispatcher, services.workspaceService(request.params.kind, workspace), { ...body, workspace });
     });
 
     api.post<{ Params: FlowParams }>("/flow/:flow/service/:service", async (request, reply) => {

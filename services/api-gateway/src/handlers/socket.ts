@@ -99,7 +99,7 @@ export function registerSocketRoute(
       if (frame.flow === undefined && GLOBAL_OPERATIONS.has(global)) {
         if (!workspaces.has(workspace)) return { error: WORKSPACE_NOT_FOUND.socket };
         if (WORKSPACE_ONLY_REFUSED.has(global)) return { error: BAD_OPERATION };
-        return { route: services.workspaceConfig(workspace), body: { ...frame.request, workspace } };
+        return { route: services.workspaceService(frame.service, workspace), body: { ...frame.request, workspace } };
       }
       const flow = frame.flow ?? "default";
       let route: ServiceRoute;

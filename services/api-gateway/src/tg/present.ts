@@ -65,6 +65,27 @@ function presentAgent(reply: Reply): Reply {
   return out;
 }
 
+/**
+ * Flow (`FlowResponseTranslator.encode`): each field TrustGraph's flow-svc set, with dashed names. Its error is
+ * kept (TrustGraph's translator drops it, so its CLI cannot tell a failed start-flow from one that worked).
+ */
+function presentFlow(reply: Reply): Reply {
+  const error = errorOf(reply);
+  if (error) return { error };
+  const out: Reply = {};
+  for (const [wire, rest] of [
+    ["blueprint_names", "blueprint-names"],
+    ["flow_ids", "flow-ids"],
+    ["blueprint_definition", "blueprint-definition"],
+    ["flow", "flow"],
+    ["description", "description"],
+    ["parameters", "parameters"],
+  ] as const) {
+    if (reply[wire] !== null && reply[wire] !== undefined) out[rest] = reply[wire];
+  }
+  return out;
+}
+
 /** toolmesh's own services (no TrustGraph translator): the wire reply without its null `error`. */
 function withoutNullError(reply: Reply): Reply {
   if (reply.error !== null) return reply;
@@ -74,6 +95,7 @@ function withoutNullError(reply: Reply): Reply {
 
 const presenters: Record<string, (reply: Reply) => Reply> = {
   config: presentConfig,
+  flow: presentFlow,
   "mcp-tool": presentMcpTool,
   agent: presentAgent,
 };

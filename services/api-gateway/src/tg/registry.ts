@@ -1,10 +1,14 @@
+import { FlowOperation } from "@toolmesh/schema";
+
 /**
  * TrustGraph 2.11's registry of global services (`gateway/registry.py`), for the kinds toolmesh has:
  * `POST /api/v1/{kind}` and socket envelopes without `flow` are looked up as `{kind}:{operation}`.
  */
-export const GLOBAL_OPERATIONS: ReadonlySet<string> = new Set(
-  ["get", "list", "getvalues", "getvalues-all-ws", "config", "put", "delete"].map((op) => `config:${op}`),
-);
+export const GLOBAL_OPERATIONS: ReadonlySet<string> = new Set([
+  ...["get", "list", "getvalues", "getvalues-all-ws", "config", "put", "delete"].map((op) => `config:${op}`),
+  // Forwarded to TrustGraph's flow-svc, which keeps its blueprints and flows in toolmesh's config.
+  ...FlowOperation.options.map((op) => `flow:${op}`),
+]);
 
 /**
  * Operations TrustGraph routes to the workspace's own config queue, which serves only the six

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BaseEnv } from "@toolmesh/base";
 import { FakeConfig, MemoryBus } from "@toolmesh/base/testing";
+import { FlowRequest, type FlowResponse, ServiceError } from "@toolmesh/schema";
 import { waitFor } from "@toolmesh/test-support";
 import { buildGateway, gatewayRuntimeOptions } from "../../src/app.js";
 import { loadEnv } from "../../src/env.js";
@@ -13,6 +14,8 @@ const text = textTool();
 const broken = brokenTool();
 let config: FakeConfig;
 let gw: RunningGateway;
+
+type FlowReply = Partial<FlowResponse> & Pick<FlowResponse, "error">;
 
 const post = (url: string, payload: unknown) =>
   gw.runtime.http.inject({ method: "POST", url: `/api/v1${url}`, payload: payload as object });
@@ -53,6 +56,35 @@ describe("api-gateway on the in-memory bus", () => {
     expect(body.version).toBe(config.version);
     expect(body.values.map((v: { value: string }) => JSON.parse(v.value))).toEqual([{ id: text.id, topic: text.topic }]);
     expect((await post("/config", { operation: "list", type: "tool-service" })).json().directory).toEqual([broken.id, text.id].sort());
+  });
+
+  it("forwards TrustGraph's flow operations to its flow-svc's queue, dashed names made the wire's and back", async () => {
+    // A stand-in for TrustGraph's flow-svc on request:<tenant>:flow:default, answering from FlowRequest's wire form.
+    const seen: FlowRequest[] = [];
+    const flowSvc = bus.runtime("flow-svc", BaseEnv.parse({ HTTP_PORT: "0" }));
+    await flowSvc.serve({
+      ...flowSvc.topics.workspaceFlow("default"),
+      subscription: "flow-svc",
+      requestSchema: FlowRequest,
+      errorReply: (error): FlowReply => ({ error }),
+      handler: async (request): Promise<FlowReply> => {
+        seen.push(request);
+        if (request.operation === "list-flows") return { error: null, flow_ids: ["default"], blueprint_names: [] };
+        if (request.operation === "get-blueprint") return { error: null, blueprint_definition: '{"interfaces": {}}' };
+        throw new ServiceError("flow-error", `Blueprint ${request.blueprint_name} does not exist`);
+      },
+    });
+    expect((await post("/flow", { operation: "list-flows" })).json()).toEqual({ "flow-ids": ["default"], "blueprint-names": [] });
+    expect((await post("/flow", { operation: "get-blueprint", "blueprint-name": "b" })).json()).toEqual({
+      "blueprint-definition": '{"interfaces": {}}',
+    });
+    // flow-svc's error reaches the caller (TrustGraph's own gateway drops it).
+    const failed = await post("/flow", { operation: "start-flow", "blueprint-name": "nope", "flow-id": "f", description: "d" });
+    expect(failed.statusCode).toBe(200);
+    expect(failed.json()).toEqual({ error: { type: "flow-error", message: "Blueprint nope does not exist" } });
+    expect(seen.at(-1)).toMatchObject({ operation: "start-flow", blueprint_name: "nope", flow_id: "f", description: "d" });
+    // TrustGraph's registry: an operation the flow service does not have is the gateway's 400.
+    expect((await post("/flow", { operation: "drop-everything" })).json()).toEqual({ error: "unknown operation" });
   });
 
   it("forgets a tool service whose descriptor is deleted from config", async () => {
