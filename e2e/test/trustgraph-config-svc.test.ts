@@ -1,8 +1,10 @@
+import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, WorkspaceRegistry } from "@toolmesh/schema";
-import { EverythingServer, PeerProcess, REPO_ROOT, ScriptedLlm, pythonPeer, waitFor } from "@toolmesh/test-support";
+import { EverythingServer, PeerProcess, REPO_ROOT, ScriptedLlm, goPeer, pythonPeer, waitFor } from "@toolmesh/test-support";
 import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
 import { printed, trustGraphCli } from "./trustgraph-cli.js";
 
@@ -14,6 +16,7 @@ vi.hoisted(() => {
   process.env.TOOLMESH_TENANT = "tg";
 });
 
+const run = promisify(execFile);
 const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
 
 const llm = new ScriptedLlm();
@@ -24,6 +27,7 @@ let config: RequestClient<typeof ConfigResponse>;
 let registry: RequestClient<typeof ToolRegistryResponse>;
 let agent: RequestClient<typeof AgentResponse>;
 let gatewayUrl: string;
+let mcpUrl: string;
 
 const item = (type: string, key: string, value: unknown): ConfigValue => ({ type, key, value: JSON.stringify(value) });
 const catalogNames = async () => (await registry.request({ operation: "current" })).revision?.tools.map((t) => t.name).sort() ?? [];
@@ -87,6 +91,7 @@ beforeAll(async () => {
     tenant.service("tool-registry", { REGISTRY_DATA_DIR: tenant.dataFolder("registry"), REGISTRY_REFRESH_INTERVAL_MS: "0" }),
     tenant.service("agent", { AGENT_DATA_DIR: tenant.dataFolder("agent"), OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "scripted" }),
     tenant.service("api-gateway").then((gateway) => (gatewayUrl = gateway.url)),
+    tenant.service("mcp-server").then((mcpServer) => (mcpUrl = `${mcpServer.url}/mcp`)),
   ]);
   registry = await tenant.client("tool-registry", ToolRegistryResponse);
   agent = await tenant.client("agent", AgentResponse);
@@ -127,6 +132,13 @@ describe("toolmesh's services on TrustGraph's config-svc", () => {
       `observation: Echo: ${PUN}`,
       `answer: Done: Echo: ${PUN}`,
     ]);
+  });
+
+  it("toolmesh's MCP face serves that catalog: the Go MCP SDK's client lists it and calls tell-pun", async () => {
+    const { stdout } = await run(goPeer("mcp-client"), [mcpUrl, "none", "tell-pun", '{"topic": "cats"}'], { timeout: 60_000 });
+    const out = JSON.parse(stdout) as { tools: string[]; calls: Array<{ text: string[] }> };
+    expect(out.tools).toEqual(["echo", "tell-pun"]);
+    expect(out.calls[0]!.text).toEqual([PUN]);
   });
 
   it("follows its pushes: a tool TrustGraph's CLI adds through toolmesh's gateway reaches the catalog, and so does its removal", async () => {
