@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestClient } from "@toolmesh/pulsar";
 import { AgentResponse, ConfigResponse, type ConfigValue, ToolRegistryResponse, WorkspaceRegistry } from "@toolmesh/schema";
 import { EverythingServer, PeerProcess, REPO_ROOT, ScriptedLlm, goPeer, pythonPeer, waitFor } from "@toolmesh/test-support";
+import { PUN, scriptPunThenEcho } from "./fixtures/tools.js";
 import { TrustGraphTenant } from "./fixtures/trustgraph-tenant.js";
 import { printed, trustGraphCli } from "./trustgraph-cli.js";
 
@@ -17,7 +18,6 @@ vi.hoisted(() => {
 });
 
 const run = promisify(execFile);
-const PUN = "Here's a pun: my cat is a great DJ, he always brings the mewsic.";
 
 const llm = new ScriptedLlm();
 let tenant: TrustGraphTenant;
@@ -113,13 +113,7 @@ describe("toolmesh's services on TrustGraph's config-svc", () => {
   });
 
   it("toolmesh's agent calls both tools as TrustGraph's config describes them", async () => {
-    const lastTool = (r: { messages: Array<{ role: string; content?: string | null }> }) =>
-      [...r.messages].reverse().find((m) => m.role === "tool")?.content ?? "";
-    llm.script("Echo a cat pun", [
-      { content: "First a pun.", tool_calls: [{ name: "tell-pun", arguments: { topic: "cats" } }] },
-      (r) => ({ content: "Now echo it.", tool_calls: [{ name: "echo", arguments: { message: lastTool(r) } }] }),
-      (r) => ({ content: `Done: ${lastTool(r)}` }),
-    ]);
+    scriptPunThenEcho(llm, "Echo a cat pun");
     const messages: AgentResponse[] = [];
     await agent.request(
       { question: "Echo a cat pun", user: "alice", streaming: true },
