@@ -70,6 +70,8 @@ fi
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.
 bash scripts/python-peers.sh
 bash scripts/go-peers.sh
+# PgBouncer between the services and PostgreSQL (transaction pooling): found on PATH, or Debian's fetched once.
+bash scripts/pgbouncer.sh >/dev/null
 
 # One package at a time: integration tests share one broker on a 2-core machine.
 pnpm exec turbo run test --concurrency=1 --continue || status=$?

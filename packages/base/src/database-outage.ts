@@ -34,8 +34,23 @@ export function unreachableDatabaseCode(err: unknown): string | undefined {
 }
 
 /**
+ * What a query failing with "prepared statement ... does not exist" (SQLSTATE 26000) most likely means: the
+ * statement was prepared on another server connection, because a pooler between toolmesh and PostgreSQL
+ * hands each transaction to whichever connection is free.
+ */
+export const MISSING_PREPARED_STATEMENT =
+  "the database lost a prepared statement (SQLSTATE 26000): DATABASE_URL goes through a pooler in transaction mode " +
+  "(PgBouncer pool_mode = transaction)? Set DATABASE_TRANSACTION_POOLING=true";
+
+function isMissingPreparedStatement(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === "26000" && typeof message === "string" && message.startsWith("prepared statement");
+}
+
+/**
  * A store whose database cannot be reached answers `unavailable` (HTTP 503: retry shortly) instead of an
- * internal error with the driver's text. Every method of `store` is wrapped: an error that says the
+ * internal error with the driver's text, and one behind a transaction-mode pooler that loses its prepared
+ * statements names the setting that fixes it (MISSING_PREPARED_STATEMENT). Every method of `store` is wrapped: an error that says the
  * database is unreachable becomes ServiceError(unavailable) naming its code (the original is its `cause`,
  * which the service's log shows in full); any other error passes unchanged, and so does whatever a
  * callback handed to a method throws (e.g. the work run under a lock), which is not the database's.
@@ -44,6 +59,7 @@ export function reportUnreachableDatabase<T extends object>(store: T): T {
   const fromCallbacks = new WeakSet<object>();
   const translate = (err: unknown): unknown => {
     if (err instanceof ServiceError || (typeof err === "object" && err !== null && fromCallbacks.has(err))) return err;
+    if (isMissingPreparedStatement(err)) return new ServiceError(ErrorType.internal, MISSING_PREPARED_STATEMENT, { cause: err });
     const code = unreachableDatabaseCode(err);
     return code === undefined
       ? err

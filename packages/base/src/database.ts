@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { z } from "zod";
 import { TLS_SETTINGS_ERRORS, driverConnection, sslParameterProblem, tlsHint } from "./database-tls.js";
 import { CONNECT_FAILURES } from "./database-outage.js";
+import { oneQueryPerConnection } from "./one-query-per-connection.js";
 import { StartupError } from "./startup-error.js";
 
 /**
@@ -26,7 +27,7 @@ export const DatabaseEnv = z.object({
   DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, hostname: /./, error: "must be a postgres://user:password@host:port/database URL" })
     .superRefine((url, ctx) => {
-      const problem = sslParameterProblem(url);
+      const problem = sslParameterProblem(url) ?? driverParameterProblem(url);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional(),
@@ -34,8 +35,56 @@ export const DatabaseEnv = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Seconds allowed to open one connection. */
   DATABASE_CONNECT_TIMEOUT_S: z.coerce.number().int().positive().default(10),
+  /**
+   * DATABASE_URL goes through a pooler that hands each transaction to whichever server connection is free
+   * (PgBouncer's `pool_mode = transaction`, and poolers like it). Then no named prepared statements (one
+   * prepared on one server connection is missing on the next) and one query at a time per connection
+   * (oneQueryPerConnection).
+   */
+  DATABASE_TRANSACTION_POOLING: z.stringbool({ message: "must be true or false" }).default(false),
 });
 export type DatabaseEnv = z.output<typeof DatabaseEnv>;
+
+/**
+ * The `postgres` driver's own settings that DATABASE_URL's query could carry: the services set them from
+ * their variables, so the URL's would be ignored without a word. `prepare=false` is what the driver's
+ * docs give for PgBouncer, so it is the one an operator is likely to write.
+ */
+const DRIVER_SETTINGS: Record<string, string> = {
+  prepare: "DATABASE_TRANSACTION_POOLING",
+  max: "DATABASE_POOL_MAX",
+  connect_timeout: "DATABASE_CONNECT_TIMEOUT_S",
+};
+
+function driverParameterProblem(databaseUrl: string): string | undefined {
+  if (!URL.canParse(databaseUrl)) return undefined;
+  for (const name of new URL(databaseUrl).searchParams.keys()) {
+    const variable = DRIVER_SETTINGS[name];
+    if (variable) return `${name}= in the URL is not read: set ${variable} instead`;
+  }
+  return undefined;
+}
+
+/** How one process's pool connects (from DatabaseEnv: poolSettings). */
+export interface PoolSettings {
+  /** Connections kept at most (10). */
+  max?: number;
+  /** Seconds allowed to open one connection (10). */
+  connectTimeoutS?: number;
+  /** Behind a transaction pooler (false): see DATABASE_TRANSACTION_POOLING. */
+  transactionPooling?: boolean;
+}
+
+/** The pool settings DatabaseEnv's variables give. */
+export function poolSettings(
+  env: Pick<DatabaseEnv, "DATABASE_POOL_MAX" | "DATABASE_CONNECT_TIMEOUT_S" | "DATABASE_TRANSACTION_POOLING">,
+): PoolSettings {
+  return {
+    max: env.DATABASE_POOL_MAX,
+    connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
+    transactionPooling: env.DATABASE_TRANSACTION_POOLING,
+  };
+}
 
 /** The longest wait, in seconds, before a pool connection that failed tries the database again. */
 export const DATABASE_RECONNECT_MAX_S = 2;
@@ -54,18 +103,22 @@ export function reconnectDelayS(retries: number): number {
  * A pool on `url`, with TLS as its libpq parameters say (`driverConnection`). BIGINT columns and COUNT(*)
  * come back as JS numbers (toolmesh's are versions, counts and millisecond times, far below 2^53) rather
  * than the driver's default strings; notices (e.g. "relation already exists, skipping") are not logged.
- * A connection lost or refused is tried again after reconnectDelayS.
+ * A connection lost or refused is tried again after reconnectDelayS. Behind a transaction pooler
+ * (`transactionPooling`), no named prepared statements and one query at a time per connection.
  */
-export function connectPostgres(url: string, options: { max?: number; connectTimeoutS?: number } = {}): Sql {
+export function connectPostgres(url: string, options: PoolSettings = {}): Sql {
   const { url: driverUrl, ssl } = driverConnection(url);
-  return postgres(driverUrl, {
+  const max = options.max ?? 10;
+  const sql = postgres(driverUrl, {
     ssl,
-    max: options.max ?? 10,
+    max,
     connect_timeout: options.connectTimeoutS ?? 10,
+    prepare: !options.transactionPooling,
     backoff: reconnectDelayS,
     onnotice: () => undefined,
     types: { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) } },
   });
+  return options.transactionPooling ? oneQueryPerConnection(sql, max) : sql;
 }
 
 /**
@@ -76,7 +129,7 @@ export async function openDatabase(
   url: string,
   component: string,
   migrations: readonly Migration[],
-  pool: { max?: number; connectTimeoutS?: number } = {},
+  pool: PoolSettings = {},
 ): Promise<Sql> {
   const sql = connectPostgres(url, pool);
   try {

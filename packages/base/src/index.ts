@@ -42,12 +42,14 @@ export {
   databaseLocation,
   migrate,
   openDatabase,
+  poolSettings,
   reconnectDelayS,
   type Db,
   type Migration,
+  type PoolSettings,
   type Sql,
 } from "./database.js";
-export { reportUnreachableDatabase, unreachableDatabaseCode } from "./database-outage.js";
+export { MISSING_PREPARED_STATEMENT, reportUnreachableDatabase, unreachableDatabaseCode } from "./database-outage.js";
 export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
   ROOT_TRACE_CONTEXT,

@@ -22,6 +22,7 @@ export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { GoMcpServer } from "./go-mcp-server.js";
 export { goPeer } from "./go-peer.js";
+export { PgBouncer, type PgBouncerOptions, type PgBouncerPool } from "./pgbouncer.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
 export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";
@@ -54,6 +55,7 @@ export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
 export {
   TEST_DATABASE_URL_VAR,
+  TestDatabases,
   TestPostgres,
   createTestDatabase,
   testServerUrl,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
+import { PgBouncer } from "./pgbouncer.js";
 import { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
 import { type PostgresChoice, choosePostgres } from "./postgres-mode.js";
 import { type PostgresServer, type PostgresServerOptions, startEmbeddedPostgres, startPostgresContainer } from "./postgres-servers.js";
@@ -84,4 +85,39 @@ export async function createTestDatabase(prefix = "t"): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * Empty databases on the tests' server for one test file (`create()`), all dropped by `dropAll()`. With
+ * `pgbouncer`, the URLs handed out go through one PgBouncer in transaction mode started on first use (and
+ * stopped by dropAll), as operators put one in front of many replicas; a pool there must then be opened
+ * for it (`transactionPooling`, as DATABASE_TRANSACTION_POOLING=true does).
+ */
+export class TestDatabases {
+  private readonly made: TestDatabase[] = [];
+  private bouncer: Promise<PgBouncer> | undefined;
+
+  constructor(
+    private readonly prefix: string,
+    private readonly route: "direct" | "pgbouncer" = "direct",
+  ) {}
+
+  get transactionPooling(): boolean {
+    return this.route === "pgbouncer";
+  }
+
+  async create(): Promise<string> {
+    const db = await createTestDatabase(this.prefix);
+    this.made.push(db);
+    if (this.route === "direct") return db.url;
+    this.bouncer ??= PgBouncer.start(testServerUrl(), { poolSize: 4 });
+    return (await this.bouncer).through(db.url);
+  }
+
+  async dropAll(): Promise<void> {
+    const bouncer = this.bouncer;
+    this.bouncer = undefined;
+    await (await bouncer)?.stop();
+    for (const db of this.made.splice(0)) await db.drop();
+  }
 }

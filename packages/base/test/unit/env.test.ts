@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TENANT_NAME_RULE } from "@toolmesh/schema";
-import { BaseEnv, DatabaseEnv, EnvError, parseEnv } from "../../src/index.js";
+import { BaseEnv, DatabaseEnv, EnvError, parseEnv, poolSettings } from "../../src/index.js";
 
 const ServiceEnv = BaseEnv.extend({ HTTP_PORT: BaseEnv.shape.HTTP_PORT.default(8700), DATA_DIR: z.string().default("./data") });
 
@@ -75,6 +75,24 @@ describe("parseEnv", () => {
     );
     expect(refused("sslcert=/c.pem")).toThrow(/sslcert and sslkey go together/);
     expect(refused("sslmode=bogus")).not.toThrow(/hunter2/);
+  });
+
+  it("takes DATABASE_TRANSACTION_POOLING (off unless true), and refuses the driver's own settings in DATABASE_URL, naming the variable", () => {
+    const StoreEnv = ServiceEnv.extend(DatabaseEnv.shape);
+    const url = "postgres://tm:pw@pgbouncer:6432/toolmesh";
+    expect(parseEnv(StoreEnv, { DATABASE_URL: url }).DATABASE_TRANSACTION_POOLING).toBe(false);
+    expect(poolSettings(parseEnv(StoreEnv, { DATABASE_URL: url, DATABASE_TRANSACTION_POOLING: "true" }))).toEqual({
+      max: 10,
+      connectTimeoutS: 10,
+      transactionPooling: true,
+    });
+    expect(() => parseEnv(StoreEnv, { DATABASE_TRANSACTION_POOLING: "maybe" })).toThrow(
+      /DATABASE_TRANSACTION_POOLING="maybe": must be true or false/,
+    );
+    const refused = (params: string) => () => parseEnv(StoreEnv, { DATABASE_URL: `${url}?${params}` });
+    expect(refused("prepare=false")).toThrow(/prepare= in the URL is not read: set DATABASE_TRANSACTION_POOLING instead$/);
+    expect(refused("sslmode=require&max=50")).toThrow(/max= in the URL is not read: set DATABASE_POOL_MAX instead$/);
+    expect(refused("connect_timeout=3")).toThrow(/connect_timeout= in the URL is not read: set DATABASE_CONNECT_TIMEOUT_S instead$/);
   });
 
   it("takes LOG_FORMAT json or nothing, and refuses a typo", () => {

@@ -1,4 +1,4 @@
-import { makeDataDir, reportUnreachableDatabase } from "@toolmesh/base";
+import { type DatabaseEnv, makeDataDir, poolSettings, reportUnreachableDatabase } from "@toolmesh/base";
 import { PostgresRunStore } from "./postgres.js";
 import { SqliteRunStore } from "./sqlite.js";
 import type { RunStore } from "./types.js";
@@ -11,15 +11,9 @@ export { type NewRun, type NewStep, type OrphanedRun, type RunStore, instanceGon
  * PostgreSQL when DATABASE_URL is set (any number of replicas; while the database cannot be reached its
  * calls fail as `unavailable`), else the SQLite file in AGENT_DATA_DIR.
  */
-export function openRunStore(
-  env: { DATABASE_URL?: string | undefined; DATABASE_POOL_MAX: number; DATABASE_CONNECT_TIMEOUT_S: number; AGENT_DATA_DIR: string },
-  instanceId: string,
-): Promise<RunStore> {
+export function openRunStore(env: DatabaseEnv & { AGENT_DATA_DIR: string }, instanceId: string): Promise<RunStore> {
   if (env.DATABASE_URL) {
-    const opening = PostgresRunStore.open(env.DATABASE_URL, instanceId, {
-      max: env.DATABASE_POOL_MAX,
-      connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
-    });
+    const opening = PostgresRunStore.open(env.DATABASE_URL, instanceId, poolSettings(env));
     return opening.then((store) => reportUnreachableDatabase<RunStore>(store));
   }
   makeDataDir("AGENT_DATA_DIR", env.AGENT_DATA_DIR);

@@ -1,4 +1,4 @@
-import { type Db, type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
+import { type Db, type Migration, type Sql, databaseLocation, openDatabase, type PoolSettings } from "@toolmesh/base";
 import type { AgentRun, AgentRunSummary } from "@toolmesh/schema";
 import { type NewRun, type NewStep, type OrphanedRun, type RunStore, type StepRow, instanceGoneReason, stepFromRow } from "./types.js";
 
@@ -49,7 +49,7 @@ export class PostgresRunStore implements RunStore {
   ) {}
 
   /** Connects and applies the migrations (safe when several replicas start at once). */
-  static async open(url: string, instanceId: string, pool: { max?: number; connectTimeoutS?: number } = {}): Promise<PostgresRunStore> {
+  static async open(url: string, instanceId: string, pool: PoolSettings = {}): Promise<PostgresRunStore> {
     return new PostgresRunStore(await openDatabase(url, "agent", MIGRATIONS, pool), databaseLocation(url), instanceId);
   }
 

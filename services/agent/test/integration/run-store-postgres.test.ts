@@ -1,24 +1,28 @@
 import { afterAll, afterEach } from "vitest";
-import { type TestDatabase, createTestDatabase } from "@toolmesh/test-support";
+import { TestDatabases } from "@toolmesh/test-support";
 import { PostgresRunStore, type RunStore } from "../../src/run-store/index.js";
 import { runStoreContract } from "../support/run-store-contract.js";
 
-// The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place).
-const databases: TestDatabase[] = [];
+// The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place),
+// then again through a real PgBouncer in transaction mode (with DATABASE_TRANSACTION_POOLING's settings).
+const direct = new TestDatabases("agent");
+const pooled = new TestDatabases("agent", "pgbouncer");
 const opened: RunStore[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
-afterAll(async () => {
-  for (const db of databases.splice(0)) await db.drop();
-});
+afterAll(() => Promise.all([direct.dropAll(), pooled.dropAll()]));
 
-runStoreContract(
-  "PostgreSQL",
-  async () => {
-    const db = await createTestDatabase("agent");
-    databases.push(db);
-    return (instanceId) => PostgresRunStore.open(db.url, instanceId, { max: 4 });
-  },
-  opened,
-);
+for (const [name, databases] of [
+  ["PostgreSQL", direct],
+  ["PostgreSQL through PgBouncer (transaction pooling)", pooled],
+] as const) {
+  runStoreContract(
+    name,
+    async () => {
+      const url = await databases.create();
+      return (instanceId) => PostgresRunStore.open(url, instanceId, { max: 4, transactionPooling: databases.transactionPooling });
+    },
+    opened,
+  );
+}

@@ -1,4 +1,4 @@
-import { makeDataDir, reportUnreachableDatabase } from "@toolmesh/base";
+import { type DatabaseEnv, makeDataDir, poolSettings, reportUnreachableDatabase } from "@toolmesh/base";
 import { PostgresConfigStore } from "./postgres.js";
 import { SqliteConfigStore } from "./sqlite.js";
 import type { ConfigStore } from "./types.js";
@@ -11,17 +11,9 @@ export { type ConfigStore, type StoreChange, type StoreWriteResult, TypeOverLimi
  * PostgreSQL when DATABASE_URL is set (any number of replicas; while the database cannot be reached its
  * calls fail as `unavailable`), else the SQLite file in CONFIG_DATA_DIR.
  */
-export function openConfigStore(env: {
-  DATABASE_URL?: string | undefined;
-  DATABASE_POOL_MAX: number;
-  DATABASE_CONNECT_TIMEOUT_S: number;
-  CONFIG_DATA_DIR: string;
-}): Promise<ConfigStore> {
+export function openConfigStore(env: DatabaseEnv & { CONFIG_DATA_DIR: string }): Promise<ConfigStore> {
   if (env.DATABASE_URL) {
-    const opening = PostgresConfigStore.open(env.DATABASE_URL, {
-      max: env.DATABASE_POOL_MAX,
-      connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
-    });
+    const opening = PostgresConfigStore.open(env.DATABASE_URL, poolSettings(env));
     return opening.then((store) => reportUnreachableDatabase<ConfigStore>(store));
   }
   makeDataDir("CONFIG_DATA_DIR", env.CONFIG_DATA_DIR);

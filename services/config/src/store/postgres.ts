@@ -1,4 +1,4 @@
-import { type Db, type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
+import { type Db, type Migration, type Sql, databaseLocation, openDatabase, type PoolSettings } from "@toolmesh/base";
 import {
   type ConfigKey,
   type ConfigReplyValue,
@@ -46,7 +46,7 @@ export class PostgresConfigStore implements ConfigStore {
   ) {}
 
   /** Connects and applies the migrations (safe when several replicas start at once). */
-  static async open(url: string, pool: { max?: number; connectTimeoutS?: number } = {}): Promise<PostgresConfigStore> {
+  static async open(url: string, pool: PoolSettings = {}): Promise<PostgresConfigStore> {
     return new PostgresConfigStore(await openDatabase(url, "config", MIGRATIONS, pool), databaseLocation(url));
   }
 

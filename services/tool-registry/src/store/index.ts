@@ -1,4 +1,4 @@
-import { makeDataDir, reportUnreachableDatabase } from "@toolmesh/base";
+import { type DatabaseEnv, makeDataDir, poolSettings, reportUnreachableDatabase } from "@toolmesh/base";
 import { PostgresRegistryStore } from "./postgres.js";
 import { SqliteRegistryStore } from "./sqlite.js";
 import type { RegistryStore } from "./types.js";
@@ -11,17 +11,9 @@ export type { RegistryStore } from "./types.js";
  * PostgreSQL when DATABASE_URL is set (any number of replicas; while the database cannot be reached its
  * calls fail as `unavailable`), else the SQLite file in REGISTRY_DATA_DIR.
  */
-export function openRegistryStore(env: {
-  DATABASE_URL?: string | undefined;
-  DATABASE_POOL_MAX: number;
-  DATABASE_CONNECT_TIMEOUT_S: number;
-  REGISTRY_DATA_DIR: string;
-}): Promise<RegistryStore> {
+export function openRegistryStore(env: DatabaseEnv & { REGISTRY_DATA_DIR: string }): Promise<RegistryStore> {
   if (env.DATABASE_URL) {
-    const opening = PostgresRegistryStore.open(env.DATABASE_URL, {
-      max: env.DATABASE_POOL_MAX,
-      connectTimeoutS: env.DATABASE_CONNECT_TIMEOUT_S,
-    });
+    const opening = PostgresRegistryStore.open(env.DATABASE_URL, poolSettings(env));
     return opening.then((store) => reportUnreachableDatabase<RegistryStore>(store));
   }
   makeDataDir("REGISTRY_DATA_DIR", env.REGISTRY_DATA_DIR);

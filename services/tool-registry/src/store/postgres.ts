@@ -1,4 +1,4 @@
-import { type Migration, type Sql, databaseLocation, openDatabase } from "@toolmesh/base";
+import { type Migration, type Sql, databaseLocation, openDatabase, type PoolSettings } from "@toolmesh/base";
 import type { CatalogRevision, CatalogTool, ManifestEntry, RevisionSummary, SourceStatus } from "@toolmesh/schema";
 import { Turns } from "./turns.js";
 import { type RegistryStore, type RevisionRow, toRevision } from "./types.js";
@@ -44,7 +44,7 @@ export class PostgresRegistryStore implements RegistryStore {
   ) {}
 
   /** Connects and applies the migrations (safe when several replicas start at once). */
-  static async open(url: string, pool: { max?: number; connectTimeoutS?: number } = {}): Promise<PostgresRegistryStore> {
+  static async open(url: string, pool: PoolSettings = {}): Promise<PostgresRegistryStore> {
     // exclusive() holds one connection while the refresh inside it needs others.
     const sql = await openDatabase(url, "tool-registry", MIGRATIONS, { ...pool, max: Math.max(2, pool.max ?? 10) });
     return new PostgresRegistryStore(sql, databaseLocation(url));

@@ -1,16 +1,20 @@
 import { afterAll } from "vitest";
-import { type TestDatabase, createTestDatabase } from "@toolmesh/test-support";
+import { TestDatabases } from "@toolmesh/test-support";
 import { PostgresRegistryStore } from "../../src/store/index.js";
 import { registryStoreContract } from "../support/registry-store-contract.js";
 
-// The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place).
-const databases: TestDatabase[] = [];
-afterAll(async () => {
-  for (const db of databases.splice(0)) await db.drop();
-});
+// The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place),
+// then again through a real PgBouncer in transaction mode (with DATABASE_TRANSACTION_POOLING's settings).
+const direct = new TestDatabases("registry");
+const pooled = new TestDatabases("registry", "pgbouncer");
+afterAll(() => Promise.all([direct.dropAll(), pooled.dropAll()]));
 
-registryStoreContract("PostgreSQL", async () => {
-  const db = await createTestDatabase("registry");
-  databases.push(db);
-  return () => PostgresRegistryStore.open(db.url, { max: 4 });
-});
+for (const [name, databases] of [
+  ["PostgreSQL", direct],
+  ["PostgreSQL through PgBouncer (transaction pooling)", pooled],
+] as const) {
+  registryStoreContract(name, async () => {
+    const url = await databases.create();
+    return () => PostgresRegistryStore.open(url, { max: 4, transactionPooling: databases.transactionPooling });
+  });
+}
