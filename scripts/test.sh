@@ -70,8 +70,10 @@ fi
 # Real Python peers (Apache's pulsar-client, the Python MCP SDK, TrustGraph): venvs cached by requirements hash.
 bash scripts/python-peers.sh
 bash scripts/go-peers.sh
-# PgBouncer between the services and PostgreSQL (transaction pooling): found on PATH, or Debian's fetched once.
+# PgBouncer between the services and PostgreSQL (transaction pooling), and Debian's PostgreSQL 15 (the oldest
+# release the stores are tested on): installed, or Debian's packages fetched once and unpacked.
 bash scripts/pgbouncer.sh >/dev/null
+bash scripts/debian-postgres.sh >/dev/null
 
 # One package at a time: integration tests share one broker on a 2-core machine.
 pnpm exec turbo run test --concurrency=1 --continue || status=$?

@@ -50,10 +50,11 @@ function isMissingPreparedStatement(err: unknown): boolean {
 /**
  * A store whose database cannot be reached answers `unavailable` (HTTP 503: retry shortly) instead of an
  * internal error with the driver's text, and one behind a transaction-mode pooler that loses its prepared
- * statements names the setting that fixes it (MISSING_PREPARED_STATEMENT). Every method of `store` is wrapped: an error that says the
- * database is unreachable becomes ServiceError(unavailable) naming its code (the original is its `cause`,
- * which the service's log shows in full); any other error passes unchanged, and so does whatever a
- * callback handed to a method throws (e.g. the work run under a lock), which is not the database's.
+ * statements names the setting that fixes it (MISSING_PREPARED_STATEMENT). Every method of `store` is
+ * wrapped: an error that says the database is unreachable becomes ServiceError(unavailable) naming its code
+ * (the original is its `cause`, which the service's log shows in full); any other error passes unchanged,
+ * and so does whatever a callback handed to a method throws (e.g. the work run under a lock), which is not
+ * the database's.
  */
 export function reportUnreachableDatabase<T extends object>(store: T): T {
   const fromCallbacks = new WeakSet<object>();

@@ -10,6 +10,9 @@ export interface ChildServerSpec {
   ready: string;
   description: string;
   timeoutMs?: number;
+  /** Whom it runs as (a root test process starting a server that refuses root). */
+  uid?: number;
+  gid?: number;
 }
 
 /**
@@ -27,8 +30,8 @@ export class ChildServer {
   }
 
   async spawn(): Promise<void> {
-    const { command, args, env, ready, description, timeoutMs = 20_000 } = this.spec;
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const { command, args, env, ready, description, timeoutMs = 20_000, uid, gid } = this.spec;
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], uid, gid });
     this.child = child;
     this.output = "";
     const keep = (d: Buffer) => (this.output = (this.output + d.toString()).slice(-8000));
@@ -41,6 +44,14 @@ export class ChildServer {
       },
       { timeoutMs, description },
     );
+  }
+
+  /** Asks it to stop (`signal`) and waits until it has. */
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await once(child, "exit");
   }
 
   /** Kills it at once (no goodbye to clients), as a crash would. */

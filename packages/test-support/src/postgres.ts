@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
+import { type DebianPostgresServer, startDebianPostgres } from "./debian-postgres.js";
 import { PgBouncer } from "./pgbouncer.js";
 import { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
 import { type PostgresChoice, choosePostgres } from "./postgres-mode.js";
@@ -62,9 +63,8 @@ export function testServerUrl(): string {
   return url;
 }
 
-/** Creates an empty database on the tests' server, named uniquely, so test files never share tables. */
-export async function createTestDatabase(prefix = "t"): Promise<TestDatabase> {
-  const server = testServerUrl();
+/** Creates an empty database on the tests' server (or `server`), named uniquely, so test files never share tables. */
+export async function createTestDatabase(prefix = "t", server = testServerUrl()): Promise<TestDatabase> {
   const name = `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`.toLowerCase();
   const admin = postgres(server, { max: 1, onnotice: () => undefined });
   try {
@@ -88,18 +88,25 @@ export async function createTestDatabase(prefix = "t"): Promise<TestDatabase> {
 }
 
 /**
- * Empty databases on the tests' server for one test file (`create()`), all dropped by `dropAll()`. With
- * `pgbouncer`, the URLs handed out go through one PgBouncer in transaction mode started on first use (and
- * stopped by dropAll), as operators put one in front of many replicas; a pool there must then be opened
- * for it (`transactionPooling`, as DATABASE_TRANSACTION_POOLING=true does).
+ * How a test file's databases are reached: `direct` (the tests' server), `pgbouncer` (the same through one
+ * PgBouncer in transaction mode, as operators put one in front of many replicas) or `debian15` (a server of
+ * their own: Debian's PostgreSQL 15, the oldest release the stores are tested on).
+ */
+export type DatabaseRoute = "direct" | "pgbouncer" | "debian15";
+
+/**
+ * Empty databases for one test file (`create()`), all dropped by `dropAll()`, reached by `route`. A
+ * PgBouncer or a Debian server is started on first use and stopped by dropAll. Behind PgBouncer a pool
+ * must be opened for it (`transactionPooling`, as DATABASE_TRANSACTION_POOLING=true does).
  */
 export class TestDatabases {
   private readonly made: TestDatabase[] = [];
   private bouncer: Promise<PgBouncer> | undefined;
+  private debian: Promise<DebianPostgresServer> | undefined;
 
   constructor(
     private readonly prefix: string,
-    private readonly route: "direct" | "pgbouncer" = "direct",
+    private readonly route: DatabaseRoute = "direct",
   ) {}
 
   get transactionPooling(): boolean {
@@ -107,17 +114,19 @@ export class TestDatabases {
   }
 
   async create(): Promise<string> {
-    const db = await createTestDatabase(this.prefix);
+    if (this.route === "debian15") this.debian ??= startDebianPostgres();
+    const db = await createTestDatabase(this.prefix, this.debian ? (await this.debian).url : testServerUrl());
     this.made.push(db);
-    if (this.route === "direct") return db.url;
+    if (this.route !== "pgbouncer") return db.url;
     this.bouncer ??= PgBouncer.start(testServerUrl(), { poolSize: 4 });
     return (await this.bouncer).through(db.url);
   }
 
   async dropAll(): Promise<void> {
-    const bouncer = this.bouncer;
-    this.bouncer = undefined;
+    const [bouncer, debian] = [this.bouncer, this.debian];
+    this.bouncer = this.debian = undefined;
     await (await bouncer)?.stop();
     for (const db of this.made.splice(0)) await db.drop();
+    await (await debian)?.stop();
   }
 }

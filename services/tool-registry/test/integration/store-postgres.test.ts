@@ -1,17 +1,20 @@
 import { afterAll } from "vitest";
-import { TestDatabases } from "@toolmesh/test-support";
+import { DEBIAN_POSTGRES_MAJOR, TestDatabases } from "@toolmesh/test-support";
 import { PostgresRegistryStore } from "../../src/store/index.js";
 import { registryStoreContract } from "../support/registry-store-contract.js";
 
 // The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place),
-// then again through a real PgBouncer in transaction mode (with DATABASE_TRANSACTION_POOLING's settings).
+// then again through a real PgBouncer in transaction mode (with DATABASE_TRANSACTION_POOLING's settings),
+// and on Debian's PostgreSQL 15, the oldest release the stores are tested on.
 const direct = new TestDatabases("registry");
 const pooled = new TestDatabases("registry", "pgbouncer");
-afterAll(() => Promise.all([direct.dropAll(), pooled.dropAll()]));
+const older = new TestDatabases("registry", "debian15");
+afterAll(() => Promise.all([direct.dropAll(), pooled.dropAll(), older.dropAll()]));
 
 for (const [name, databases] of [
   ["PostgreSQL", direct],
   ["PostgreSQL through PgBouncer (transaction pooling)", pooled],
+  [`PostgreSQL ${DEBIAN_POSTGRES_MAJOR} (Debian 12's)`, older],
 ] as const) {
   registryStoreContract(name, async () => {
     const url = await databases.create();
