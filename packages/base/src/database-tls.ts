@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "node:tls";
+import { joinDatabaseUrl, splitDatabaseUrl } from "./database-url.js";
 import { StartupError } from "./startup-error.js";
 
 /** libpq's `sslmode` values, weakest first (https://www.postgresql.org/docs/current/libpq-ssl.html). */
@@ -19,8 +20,9 @@ export type DriverSsl = false | "prefer" | "require" | ConnectionOptions;
  * `ssl*` parameter not supported here, a key without its certificate), or undefined.
  */
 export function sslParameterProblem(databaseUrl: string): string | undefined {
-  if (!URL.canParse(databaseUrl)) return undefined; // the URL check itself says so
-  const query = new URL(databaseUrl).searchParams;
+  const parts = splitDatabaseUrl(databaseUrl);
+  if (!parts) return undefined; // the URL check itself says so
+  const query = parts.first.searchParams;
   const mode = query.get("sslmode");
   if (mode !== null && !(SSL_MODES as readonly string[]).includes(mode)) return `sslmode=${mode} is not one of ${SSL_MODES.join(", ")}`;
   for (const name of query.keys())
@@ -35,11 +37,13 @@ export function sslParameterProblem(databaseUrl: string): string | undefined {
  * out of the URL (the driver would send them to the server as settings, which it refuses). As libpq does,
  * sslmode defaults to `prefer` (TLS when the server offers it), `require` with an `sslrootcert` verifies
  * the CA, and `sslrootcert=system` means Node's CAs and `verify-full`. `allow` is read as `prefer`.
- * Certificate files are read now; one that cannot be read is a StartupError naming it.
+ * Certificate files are read now; one that cannot be read is a StartupError naming it. Every host of a
+ * multi-host URL is kept; `target_session_attrs=read-write` is handed over as `primary` (see below).
  */
 export function driverConnection(databaseUrl: string): { url: string; ssl: DriverSsl } {
-  const url = new URL(databaseUrl);
-  const query = url.searchParams;
+  const parts = splitDatabaseUrl(databaseUrl);
+  if (!parts) throw new StartupError("DATABASE_URL is not a postgres://user:password@host:port/database URL");
+  const query = new URLSearchParams(parts.first.searchParams);
   const rootCert = query.get("sslrootcert");
   const mode = (query.get("sslmode") ?? (rootCert === "system" ? "verify-full" : "prefer")) as SslMode;
   const read = (name: string): Buffer | undefined => {
@@ -55,6 +59,10 @@ export function driverConnection(databaseUrl: string): { url: string; ssl: Drive
   const cert = read("sslcert");
   const key = read("sslkey");
   for (const name of HANDLED) query.delete(name);
+  // libpq's read-write means "not a standby, and default_transaction_read_only off"; the driver checks the
+  // latter alone, which a PostgreSQL 14+ standby reports as off, so it would settle on a standby. Every
+  // server toolmesh writes to is a primary, so it is asked for one.
+  if (query.get("target_session_attrs") === "read-write") query.set("target_session_attrs", "primary");
 
   const verifying = mode === "verify-ca" || mode === "verify-full" || (mode === "require" && rootCert !== null);
   let ssl: DriverSsl;
@@ -68,7 +76,7 @@ export function driverConnection(databaseUrl: string): { url: string; ssl: Drive
       // verify-ca (and require with a CA) checks who signed the certificate, not the name in it.
       ...(mode !== "verify-full" ? { checkServerIdentity: () => undefined } : {}),
     };
-  return { url: url.toString(), ssl };
+  return { url: joinDatabaseUrl(parts, query), ssl };
 }
 
 /** Node's codes for a certificate no CA this process trusts has signed. */

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { z } from "zod";
 import { TLS_SETTINGS_ERRORS, driverConnection, sslParameterProblem, tlsHint } from "./database-tls.js";
+import { splitDatabaseUrl } from "./database-url.js";
 import { CONNECT_FAILURES } from "./database-outage.js";
 import { oneQueryPerConnection } from "./one-query-per-connection.js";
 import { StartupError } from "./startup-error.js";
@@ -25,7 +26,10 @@ export type Db = postgres.ISql;
 export const DatabaseEnv = z.object({
   // A host is required: the driver reads `postgres:user@db/x` (no `//`) as no host and quietly uses localhost.
   DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, hostname: /./, error: "must be a postgres://user:password@host:port/database URL" })
+    .string()
+    .refine((url) => splitDatabaseUrl(url) !== undefined, {
+      message: "must be a postgres://user:password@host:port/database URL (hosts: host:port,host:port for a primary and its standbys)",
+    })
     .superRefine((url, ctx) => {
       const problem = sslParameterProblem(url) ?? driverParameterProblem(url);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -57,8 +61,7 @@ const DRIVER_SETTINGS: Record<string, string> = {
 };
 
 function driverParameterProblem(databaseUrl: string): string | undefined {
-  if (!URL.canParse(databaseUrl)) return undefined;
-  for (const name of new URL(databaseUrl).searchParams.keys()) {
+  for (const name of splitDatabaseUrl(databaseUrl)?.first.searchParams.keys() ?? []) {
     const variable = DRIVER_SETTINGS[name];
     if (variable) return `${name}= in the URL is not read: set ${variable} instead`;
   }
@@ -182,8 +185,8 @@ export async function migrate(sql: Sql, component: string, migrations: readonly 
   });
 }
 
-/** The database a URL names, without user or password, for logs. */
+/** The database a URL names (every host of a multi-host one), without user or password, for logs. */
 export function databaseLocation(url: string): string {
-  const { protocol, host, pathname } = new URL(url);
-  return `${protocol}//${host}${pathname}`;
+  const parts = splitDatabaseUrl(url);
+  return parts ? `${parts.scheme}//${parts.hosts.join(",")}${parts.first.pathname}` : "(not a postgres URL)";
 }

@@ -23,7 +23,7 @@ export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { GoMcpServer } from "./go-mcp-server.js";
 export { goPeer } from "./go-peer.js";
 export { PgBouncer, type PgBouncerOptions, type PgBouncerPool } from "./pgbouncer.js";
-export { DEBIAN_POSTGRES_MAJOR, startDebianPostgres, type DebianPostgresServer } from "./debian-postgres.js";
+export { DEBIAN_POSTGRES_MAJOR, startDebianPostgres, startDebianStandby, type DebianPostgresServer } from "./debian-postgres.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";
 export { PythonMcpServer, type PythonMcpServerOptions, type PythonMcpServerStats } from "./python-mcp-server.js";
