@@ -57,6 +57,7 @@ export { claimTrustGraphTenant } from "./trustgraph-tenant.js";
 export {
   TEST_DATABASE_URL_VAR,
   TestDatabases,
+  postgresRoutes,
   TestPostgres,
   type DatabaseRoute,
   createTestDatabase,

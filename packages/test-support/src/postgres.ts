@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
-import { type DebianPostgresServer, startDebianPostgres } from "./debian-postgres.js";
+import { DEBIAN_POSTGRES_MAJOR, type DebianPostgresServer, startDebianPostgres } from "./debian-postgres.js";
 import { PgBouncer } from "./pgbouncer.js";
 import { probeDockerEngine, type DockerEngine } from "./docker-engine.js";
 import { type PostgresChoice, choosePostgres } from "./postgres-mode.js";
@@ -129,4 +129,18 @@ export class TestDatabases {
     for (const db of this.made.splice(0)) await db.drop();
     await (await debian)?.stop();
   }
+}
+
+/**
+ * The PostgreSQL places every store contract runs on, by name: the tests' server, the same through
+ * PgBouncer in transaction mode, and Debian's PostgreSQL 15 (the oldest release tested). dropAll() ends
+ * them all (call it from afterAll).
+ */
+export function postgresRoutes(prefix: string): { routes: Array<readonly [string, TestDatabases]>; dropAll(): Promise<void> } {
+  const routes = [
+    ["PostgreSQL", new TestDatabases(prefix)],
+    ["PostgreSQL through PgBouncer (transaction pooling)", new TestDatabases(prefix, "pgbouncer")],
+    [`PostgreSQL ${DEBIAN_POSTGRES_MAJOR} (Debian 12's)`, new TestDatabases(prefix, "debian15")],
+  ] as const;
+  return { routes: [...routes], dropAll: async () => void (await Promise.all(routes.map(([, databases]) => databases.dropAll()))) };
 }
