@@ -232,6 +232,17 @@ describe("two agent replicas across an outage longer than AGENT_INSTANCE_STALE_M
   }, 60_000);
 });
 
+/** config's toolmesh_store_operations_total by store method and outcome (`write ok`), from its /metrics. */
+async function storeCalls(): Promise<Record<string, number>> {
+  const text = await (await fetch(`${system.get("config").url}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const [, operation, outcome, value] of text.matchAll(
+    /^toolmesh_store_operations_total\{operation="(\w+)",outcome="(\w+)"[^}]*\} (\d+)$/gm,
+  ))
+    counts[`${operation} ${outcome}`] = Number(value);
+  return counts;
+}
+
 describe("config's PostgreSQL restarts", () => {
   it("a put meanwhile is answered unavailable; once it is back the next put's version follows the last acknowledged one", async () => {
     const before = (await putTool("before-config-outage")).body.version as number;
@@ -245,5 +256,10 @@ describe("config's PostgreSQL restarts", () => {
     const after = await soonAfterRestart(() => putTool("after-config-outage"));
     expect(after.body).toMatchObject({ version: before + 1 });
     expect(after.body.error).toBeUndefined();
+    // Operators see it in config's metrics: the store calls of the refused puts as `unavailable` (a put
+    // first reads the registered workspaces), the others `ok`.
+    const calls = await storeCalls();
+    expect(calls["workspaces unavailable"]).toBeGreaterThanOrEqual(2);
+    expect(calls["write ok"]).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

@@ -26,7 +26,7 @@ export { fetchConfigTypes, type AskConfig, type FetchedTypes } from "./config-fe
 export { FailureStreak } from "./failure-streak.js";
 export { connectionTimeoutFor, createHttpServer, type ReadinessCheck, type ReadinessResult } from "./http.js";
 export { createLogger, type Logger } from "./logger.js";
-export { ServiceMetrics } from "./metrics.js";
+export { ServiceMetrics, type StoreOutcome } from "./metrics.js";
 export { DEFAULT_SERVICE_URL, DEFAULT_WEB_URL, pulsarSettings } from "./pulsar-settings.js";
 export { ServiceRuntime, type RuntimeOptions } from "./runtime.js";
 export { startService } from "./start-service.js";
@@ -50,6 +50,7 @@ export {
   type Sql,
 } from "./database.js";
 export { MISSING_PREPARED_STATEMENT, reportUnreachableDatabase, unreachableDatabaseCode } from "./database-outage.js";
+export { measuredStore } from "./measured-store.js";
 export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
 export {
   ROOT_TRACE_CONTEXT,

@@ -1,6 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { RequestOutcome, SkipReason } from "@toolmesh/pulsar";
 
+/** How a store call ended: `unavailable` when the database could not be reached (reportUnreachableDatabase). */
+export type StoreOutcome = "ok" | "unavailable" | "error";
+
 /**
  * Prometheus metrics for one service: process defaults plus requests served over Pulsar — counts by
  * outcome (those answered `overloaded` and those skipped past their deadline included, so the outcomes
@@ -13,6 +16,8 @@ export class ServiceMetrics {
   private readonly duration: Histogram<"topic">;
   private readonly inFlight: Gauge<"topic">;
   private readonly brokerDrops: Counter<"topic" | "subscription">;
+  private readonly storeOperations: Counter<"operation" | "outcome">;
+  private readonly storeDuration: Histogram<"operation">;
   private readonly backlogs = new Map<string, () => number>();
 
   constructor(service: string) {
@@ -53,6 +58,19 @@ export class ServiceMetrics {
       labelNames: ["topic", "subscription"],
       registers: [this.registry],
     });
+    this.storeOperations = new Counter({
+      name: "toolmesh_store_operations_total",
+      help: "Calls of the service's store (config, tool-registry and agent: SQLite or PostgreSQL), by store method and outcome: ok, unavailable (the database could not be reached), error",
+      labelNames: ["operation", "outcome"],
+      registers: [this.registry],
+    });
+    this.storeDuration = new Histogram({
+      name: "toolmesh_store_operation_seconds",
+      help: "Time a store method took, by method (a write includes waiting for the lock that orders writes across replicas)",
+      labelNames: ["operation"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
   }
 
   started(topic: string): void {
@@ -72,6 +90,11 @@ export class ServiceMetrics {
   /** Reports a served topic's backlog at each scrape. */
   watchBacklog(topic: string, backlog: () => number): void {
     this.backlogs.set(topic, backlog);
+  }
+
+  storeOperation(operation: string, outcome: StoreOutcome, seconds: number): void {
+    this.storeOperations.inc({ operation, outcome });
+    this.storeDuration.observe({ operation }, seconds);
   }
 
   brokerDropped(topic: string, subscription: string, count: number): void {

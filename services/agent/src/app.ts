@@ -1,4 +1,4 @@
-import type { ServiceRuntime } from "@toolmesh/base";
+import { type ServiceRuntime, measuredStore } from "@toolmesh/base";
 import {
   AgentRequest,
   AgentRunsRequest,
@@ -26,7 +26,7 @@ export const SERVICE_ID = "agent";
  * one catalog revision) and agent-runs reads (recorded runs).
  */
 export async function buildAgent(runtime: ServiceRuntime, env: AgentEnv): Promise<{ store: RunStore }> {
-  const store = await openRunStore(env, newInstanceId());
+  const store = measuredStore(await openRunStore(env, newInstanceId()), runtime.metrics);
   runtime.logger.info({ store: store.location, instance: store.instanceId }, "run store opened");
   const ends = new RunEnds(store, runtime.logger.child({ component: "runs" }));
   // Before serving: runs that a killed instance left `running` are failed (once its heartbeat is stale).

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ServiceRuntime } from "@toolmesh/base";
+import { type ServiceRuntime, measuredStore } from "@toolmesh/base";
 import { decodeJson } from "@toolmesh/pulsar";
 import { ConfigPush, type ConfigResponse, ErrorType, ServiceName, requestSubscription } from "@toolmesh/schema";
 import type { ConfigEnv } from "./env.js";
@@ -20,7 +20,7 @@ export async function buildConfig(
   runtime: ServiceRuntime,
   env: ConfigEnv,
 ): Promise<{ store: ConfigStore; workspaceQueues: WorkspaceQueues }> {
-  const store = await openConfigStore(env);
+  const store = measuredStore(await openConfigStore(env), runtime.metrics);
   runtime.logger.info(
     {
       store: store.location,

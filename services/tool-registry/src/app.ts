@@ -1,4 +1,4 @@
-import type { ServiceRuntime } from "@toolmesh/base";
+import { type ServiceRuntime, measuredStore } from "@toolmesh/base";
 import { ServiceName, ToolRegistryRequest, type ToolRegistryResponse, requestSubscription } from "@toolmesh/schema";
 import type { RegistryEnv } from "./env.js";
 import { registerRegistryRoutes } from "./handlers/http-routes.js";
@@ -21,7 +21,7 @@ export async function buildToolRegistry(
   runtime: ServiceRuntime,
   env: RegistryEnv,
 ): Promise<{ store: RegistryStore; refresher: CatalogRefresher }> {
-  const store = await openRegistryStore(env);
+  const store = measuredStore(await openRegistryStore(env), runtime.metrics);
   runtime.logger.info({ store: store.location }, "registry store opened");
   const fetcher = new ManifestFetcher({
     policy: new AddressPolicy(env.REGISTRY_ALLOWED_NETWORKS),
