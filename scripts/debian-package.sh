@@ -7,10 +7,14 @@
 # library.
 #
 #   scripts/debian-package.sh pgbouncer usr/sbin/pgbouncer
+#   scripts/debian-package.sh postgresql-15,postgresql-client-15 usr/lib/postgresql/15/bin/pg_basebackup
+#
+# Several packages (comma-separated) are unpacked into one folder, named after the first.
 #
 # Concurrent callers (parallel test files) are serialised with flock.
 set -euo pipefail
-package="$1"
+IFS=, read -r -a wanted <<< "$1"
+package="${wanted[0]}"
 shift
 command -v apt-get >/dev/null || { echo "debian-package: no apt-get here to fetch $package" >&2; exit 1; }
 version="$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
@@ -25,8 +29,8 @@ mkdir -p "$cache"
   if [[ ! -f "$root/.complete" ]]; then
     work="$(mktemp -d)"
     trap 'rm -rf "$work"' EXIT
-    packages=("$package")
-    for lib in $(apt-cache depends "$package" | awk '$1 ~ /Depends:/ && $2 ~ /^lib/ { print $2 }'); do
+    packages=("${wanted[@]}")
+    for lib in $(apt-cache depends "${wanted[@]}" | awk '$1 ~ /Depends:/ && $2 ~ /^lib/ { print $2 }' | sort -u); do
       dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q "ok installed" || packages+=("$lib")
     done
     echo "debian-package: fetching Debian's ${packages[*]} into $root" >&2

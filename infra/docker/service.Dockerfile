@@ -34,6 +34,8 @@ RUN if grep -q "better-sqlite3" /app/pnpm-lock.yaml; then \
 RUN npm install --global pnpm@10.34.8
 WORKDIR /app
 # The lockfile alone decides what is downloaded, so this layer stays cached until a dependency changes.
+# pnpm fetch also wants the patches the lockfile names (patches/, e.g. the postgres driver's).
+COPY --from=prune /pruned/json/patches/ /app/patches/
 RUN pnpm fetch
 COPY --from=prune /pruned/json/ ./
 RUN pnpm install --frozen-lockfile --offline

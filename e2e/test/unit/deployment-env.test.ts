@@ -83,6 +83,16 @@ describe("the image (infra/docker/service.Dockerfile)", () => {
     expect(dockerfile).toContain(`npx --yes turbo@${catalog.turbo} prune`);
   });
 
+  it("copies the dependency patches before pnpm fetch, which refuses to run without the files the lockfile names", () => {
+    const rootPkg = JSON.parse(read("package.json")) as { pnpm?: { patchedDependencies?: Record<string, string> } };
+    const patches = Object.values(rootPkg.pnpm?.patchedDependencies ?? {});
+    for (const patch of patches) expect(() => read(patch), patch).not.toThrow();
+    if (patches.length === 0) return;
+    const copy = dockerfile.indexOf("COPY --from=prune /pruned/json/patches/ /app/patches/");
+    expect(copy).toBeGreaterThan(-1);
+    expect(copy).toBeLessThan(dockerfile.indexOf("RUN pnpm fetch"));
+  });
+
   it("CI builds one image per service, and compose builds the same ones", () => {
     const ci = read(".github/workflows/ci.yml");
     const all = JSON.parse(ci.match(/all='(\[.*\])'/)![1]!) as string[];
