@@ -81,10 +81,14 @@ const losesPipelinedQueries = () => {
  * stopping at the first lost one (unanswered for a second; loopback answers in milliseconds). Returns how
  * many rounds were answered in full and whether one was lost.
  */
-async function queriesBehindAnother(transactionPooling: boolean, rounds: number): Promise<{ answered: number; lost: boolean }> {
+async function queriesBehindAnother(
+  transactionPooling: boolean,
+  rounds: number,
+  via: PgBouncer = bouncer,
+): Promise<{ answered: number; lost: boolean }> {
   let answered = 0;
   for (let round = 0; round < rounds; round++) {
-    const sql = connectPostgres(bouncer.through(database.url), { max: 1, connectTimeoutS: 5, transactionPooling });
+    const sql = connectPostgres(via.through(database.url), { max: 1, connectTimeoutS: 5, transactionPooling });
     try {
       await sql`SELECT 1`; // connected: a query is only sent behind another on an open connection
       const all = Promise.all([sql`SELECT pg_sleep(0.05)`, ...[0, 1, 2, 3].map((i) => sql`SELECT ${i}::int AS i`)]);
@@ -150,6 +154,27 @@ describe("PostgreSQL through PgBouncer in transaction mode", () => {
       expect(await pooled.unsafe("SELECT 3 AS n")).toEqual([{ n: 3 }]);
     } finally {
       await pooled.end();
+    }
+  });
+});
+
+describe("PostgreSQL through PgBouncer in session mode", () => {
+  it("needs nothing: with the defaults, prepared statements and queries sent behind others are all answered", async () => {
+    const session = await PgBouncer.start(database.url, { poolMode: "session", poolSize: 2 });
+    try {
+      const sql = connectPostgres(
+        session.through(database.url),
+        poolSettings(DatabaseEnv.parse({ DATABASE_URL: session.through(database.url) })),
+      );
+      try {
+        // Each client keeps its server connection while it is connected, so the statement is still there.
+        expect(await queryAfterItsServerConnectionIsTaken(sql)).toBe(42);
+      } finally {
+        await sql.end();
+      }
+      expect(await queriesBehindAnother(false, 20, session)).toEqual({ answered: 20, lost: false });
+    } finally {
+      await session.stop();
     }
   });
 });
