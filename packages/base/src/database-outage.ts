@@ -1,4 +1,5 @@
 import { ErrorType, ServiceError } from "@toolmesh/schema";
+import { aroundMethods, whenSettled } from "./store-calls.js";
 
 /**
  * Codes of a connection that could not be opened: the host refuses, does not resolve or does not answer
@@ -66,34 +67,17 @@ export function reportUnreachableDatabase<T extends object>(store: T): T {
       ? err
       : new ServiceError(ErrorType.unavailable, `the database cannot be reached (${code}); retry shortly`, { cause: err });
   };
+  const tag = (err: unknown) => {
+    if (typeof err === "object" && err !== null) fromCallbacks.add(err);
+    return err;
+  };
   const marking =
     (callback: (...args: unknown[]) => unknown) =>
-    (...args: unknown[]) => {
-      const tag = (err: unknown) => {
-        if (typeof err === "object" && err !== null) fromCallbacks.add(err);
-        return err;
-      };
-      try {
-        const result = callback(...args);
-        return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(tag(err))) : result;
-      } catch (err) {
-        throw tag(err);
-      }
-    };
-  return new Proxy(store, {
-    get(target, property) {
-      // Read off the store itself, so getters and methods see it (and its private fields) as `this`.
-      const value: unknown = Reflect.get(target, property);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const passed = args.map((arg) => (typeof arg === "function" ? marking(arg as (...a: unknown[]) => unknown) : arg));
-        try {
-          const result: unknown = value.apply(target, passed);
-          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(translate(err))) : result;
-        } catch (err) {
-          throw translate(err);
-        }
-      };
-    },
-  });
+    (...args: unknown[]) =>
+      whenSettled(() => callback(...args), { failed: tag });
+  return aroundMethods(store, (_method, args, call) =>
+    whenSettled(() => call(args.map((arg) => (typeof arg === "function" ? marking(arg as (...a: unknown[]) => unknown) : arg))), {
+      failed: translate,
+    }),
+  );
 }

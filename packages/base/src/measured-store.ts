@@ -1,5 +1,6 @@
 import { ErrorType, ServiceError } from "@toolmesh/schema";
 import type { ServiceMetrics, StoreOutcome } from "./metrics.js";
+import { aroundMethods, whenSettled } from "./store-calls.js";
 
 const outcomeOf = (err: unknown): StoreOutcome =>
   err instanceof ServiceError && err.type === ErrorType.unavailable ? "unavailable" : "error";
@@ -11,35 +12,15 @@ const outcomeOf = (err: unknown): StoreOutcome =>
  * `unavailable` rather than `error`. Properties that are not methods pass through.
  */
 export function measuredStore<T extends object>(store: T, metrics: ServiceMetrics): T {
-  return new Proxy(store, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      if (typeof value !== "function" || typeof property !== "string") return value;
-      return (...args: unknown[]) => {
-        const started = performance.now();
-        const done = (outcome: StoreOutcome) => metrics.storeOperation(property, outcome, (performance.now() - started) / 1000);
-        let result: unknown;
-        try {
-          result = value.apply(target, args);
-        } catch (err) {
-          done(outcomeOf(err));
-          throw err;
-        }
-        if (!(result instanceof Promise)) {
-          done("ok");
-          return result;
-        }
-        return result.then(
-          (resolved: unknown) => {
-            done("ok");
-            return resolved;
-          },
-          (err: unknown) => {
-            done(outcomeOf(err));
-            throw err;
-          },
-        );
-      };
-    },
+  return aroundMethods(store, (operation, args, call) => {
+    const started = performance.now();
+    const done = (outcome: StoreOutcome) => metrics.storeOperation(operation, outcome, (performance.now() - started) / 1000);
+    return whenSettled(() => call(args), {
+      succeeded: () => done("ok"),
+      failed: (err) => {
+        done(outcomeOf(err));
+        return err;
+      },
+    });
   });
 }
