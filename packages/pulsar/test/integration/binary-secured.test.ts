@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { apacheClient, foreignToken, startSecuredBroker, waitFor, type SecuredBroker } from "@toolmesh/test-support";
+import { PRIVATE_BROKER_PORTS, apacheClient, foreignToken, startSecuredBroker, waitFor, type SecuredBroker } from "@toolmesh/test-support";
 import pino from "pino";
 import {
   BinaryTransport,
@@ -48,15 +48,7 @@ async function roundTrip(client: PulsarClient, name: string): Promise<Array<{ pa
 }
 
 beforeAll(async () => {
-  secured = await startSecuredBroker("binary-secured", {
-    web: 28580,
-    broker: 26950,
-    tls: 26951,
-    webTls: 28582,
-    bookie: 23581,
-    proxy: 26952,
-    proxyWeb: 28581,
-  });
+  secured = await startSecuredBroker("binary-secured", PRIVATE_BROKER_PORTS["pulsar/binary-secured"]);
 });
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));

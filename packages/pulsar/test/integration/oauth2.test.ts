@@ -6,6 +6,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BrokerInstance,
+  PRIVATE_BROKER_PORTS,
   ProxyInstance,
   apacheClient,
   freePort,
@@ -20,11 +21,12 @@ import { BinaryTransport, OAuth2TokenSource, PulsarClient, WebSocketTransport, t
 // key (oauth2-mock-server), so the access tokens it grants are Pulsar tokens. Apache's Python client takes
 // the other end with its own AuthenticationOauth2.
 const home = join(tmpdir(), `toolmesh-oauth2-${process.pid}`);
+const ports = PRIVATE_BROKER_PORTS["pulsar/oauth2"];
 const broker = new BrokerInstance({
   home,
-  webPort: 28780,
-  brokerPort: 27150,
-  bookiePort: 23781,
+  webPort: ports.web,
+  brokerPort: ports.broker,
+  bookiePort: ports.bookie,
   tokenAuth: true,
   tokenSigning: "key-pair",
   // Expired tokens are found (and challenged) within a second, not Pulsar's default minute.
@@ -32,7 +34,7 @@ const broker = new BrokerInstance({
 });
 // Pulsar's proxy in front of it, as Kubernetes deployments run it: it checks (and challenges) the client's
 // token itself and passes it on to the broker.
-const proxy = new ProxyInstance({ broker, port: 27152, webPort: 28782 });
+const proxy = new ProxyInstance({ broker, port: ports.proxy, webPort: ports.proxyWeb });
 let issuer: OAuth2Issuer;
 const clients: PulsarClient[] = [];
 const dir = join(tmpdir(), `toolmesh-oauth2-keys-${process.pid}`);

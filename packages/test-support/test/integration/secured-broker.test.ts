@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apacheClient, foreignToken, startSecuredBroker, type SecuredBroker } from "../../src/index.js";
+import { PRIVATE_BROKER_PORTS, apacheClient, foreignToken, startSecuredBroker, type SecuredBroker } from "../../src/index.js";
 
 // Apache's own client (C++ via PyPI's pulsar-client) against infra/pulsar's token authentication, TLS and
 // Pulsar proxy: proof that the broker side is right before our binary transport is tested against it
@@ -14,14 +14,7 @@ const refusals = () =>
   readFileSync(join(secured.broker.options.home, "logs/pulsar.log"), "utf8").split("Failed to authenticate").length - 1;
 
 beforeAll(async () => {
-  secured = await startSecuredBroker("apache-secured", {
-    web: 28480,
-    broker: 26850,
-    tls: 26851,
-    bookie: 23481,
-    proxy: 26852,
-    proxyWeb: 28481,
-  });
+  secured = await startSecuredBroker("apache-secured", PRIVATE_BROKER_PORTS["test-support/secured-broker"]);
 });
 afterAll(() => secured?.stop());
 
