@@ -8,10 +8,11 @@ import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 
 /**
  * Where tracing's CPU goes, without a broker: tool calls (client and DynamicToolService in this process)
- * over the in-memory transport at concurrency 32, CPU time per call with tracing off, with the SDK
+ * over the in-memory transport at TRACING_COST_CONCURRENCY (32), CPU time per call with tracing off, with the SDK
  * registered but sampling nothing (`always_off`: `traceparent` and unsampled spans), with one trace in ten
  * recorded (`parentbased_traceidratio` 0.1, head sampling as production runs it), and with every span
- * recorded and exported over OTLP/protobuf to the sink process. Modes interleave over TRACING_COST_ROUNDS
+ * recorded and exported over OTLP/protobuf to the sink process; TRACING_COST_RATIOS (e.g. `0,0.01,0.5`) adds a
+ * `parentbased_traceidratio` mode per ratio. Modes interleave over TRACING_COST_ROUNDS
  * (21) rounds of TRACING_COST_CALLS (4,000) calls; the medians print. `node dist/tracing-cost.js` after a build.
  */
 class EchoTool extends DynamicToolService {
@@ -60,6 +61,10 @@ const modes: Array<[string, Tracing | undefined]> = [
   ["sdk, always_off sampler", sdk("always_off")],
   ["sdk, 10% of traces exported", sdk("parentbased_traceidratio", "0.1")],
   ["sdk, every span exported", sdk("parentbased_always_on")],
+  ...(process.env.TRACING_COST_RATIOS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((ratio): [string, Tracing] => [`sdk, ratio ${ratio}`, sdk("parentbased_traceidratio", ratio)]),
 ];
 
 /** CPU µs per call over `calls` calls, `concurrency` at once. */
@@ -79,13 +84,14 @@ async function cpuPerCall(calls: number, concurrency: number): Promise<number> {
 // differ only by the machine's noise, which shows how far apart two rows must be to mean anything.
 const rounds = Number(process.env.TRACING_COST_ROUNDS ?? 21);
 const callsPerRound = Number(process.env.TRACING_COST_CALLS ?? 4_000);
+const concurrency = Number(process.env.TRACING_COST_CONCURRENCY ?? 32);
 const measured: Array<[string, Tracing | undefined]> = [...modes, ["off, again (noise)", undefined]];
 const results = new Map<string, number[]>();
 for (let round = 0; round < rounds; round++) {
   for (const [name, tracing] of round % 2 === 0 ? measured : [...measured].reverse()) {
     tracing?.register();
-    await cpuPerCall(500, 32); // warm-up after the switch
-    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(callsPerRound, 32)]);
+    await cpuPerCall(500, concurrency); // warm-up after the switch
+    results.set(name, [...(results.get(name) ?? []), await cpuPerCall(callsPerRound, concurrency)]);
     if (tracing) {
       await tracing.flush();
       Tracing.unregister();
@@ -98,7 +104,7 @@ const quartiles = (values: number[]): [number, number] => [
   sorted(values)[Math.floor(values.length / 4)]!,
   sorted(values)[Math.floor((3 * values.length) / 4)]!,
 ];
-console.log(`${rounds} rounds of ${callsPerRound} calls per mode, concurrency 32; medians, with the middle half of the rounds`);
+console.log(`${rounds} rounds of ${callsPerRound} calls per mode, concurrency ${concurrency}; medians, with the middle half of the rounds`);
 const off = median(results.get("off")!);
 for (const [name, values] of results) {
   const us = median(values);
