@@ -71,8 +71,10 @@ fi
 bash scripts/python-peers.sh
 bash scripts/go-peers.sh
 # PgBouncer between the services and PostgreSQL (transaction pooling), and Debian's PostgreSQL 15 (the oldest
-# release the stores are tested on): installed, or Debian's packages fetched once and unpacked.
+# release the stores are tested on): installed, or Debian's packages fetched once and unpacked. PgBouncer 1.24
+# too (the defaults work through it): built once from source, about 20 s.
 bash scripts/pgbouncer.sh >/dev/null
+bash scripts/pgbouncer-upstream.sh >/dev/null
 bash scripts/debian-postgres.sh >/dev/null
 
 # Two packages at a time: most of a broker-tier test is waiting (on the broker, a JVM starting, a timer), so

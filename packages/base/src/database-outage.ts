@@ -41,7 +41,8 @@ export function unreachableDatabaseCode(err: unknown): string | undefined {
  */
 export const MISSING_PREPARED_STATEMENT =
   "the database lost a prepared statement (SQLSTATE 26000): DATABASE_URL goes through a pooler in transaction mode " +
-  "(PgBouncer pool_mode = transaction)? Set DATABASE_TRANSACTION_POOLING=true";
+  "(PgBouncer pool_mode = transaction)? Set DATABASE_TRANSACTION_POOLING=true, or run PgBouncer 1.24 or later " +
+  "(max_prepared_statements above 0)";
 
 function isMissingPreparedStatement(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };

@@ -22,7 +22,7 @@ export { EverythingServer } from "./everything-server.js";
 export { brokerMode, type BrokerMode } from "./broker-mode.js";
 export { GoMcpServer } from "./go-mcp-server.js";
 export { goPeer } from "./go-peer.js";
-export { PgBouncer, type PgBouncerOptions, type PgBouncerPool } from "./pgbouncer.js";
+export { PgBouncer, type PgBouncerOptions, type PgBouncerPool, type PgBouncerRelease } from "./pgbouncer.js";
 export { DEBIAN_POSTGRES_MAJOR, startDebianPostgres, startDebianStandby, type DebianPostgresServer } from "./debian-postgres.js";
 export { pythonPeer } from "./python-peer.js";
 export { topicClients, totalClients, type TopicClients } from "./topic-stats.js";

@@ -7,13 +7,24 @@ import { REPO_ROOT } from "./broker.js";
 import { ChildServer } from "./child-server.js";
 import { freePort } from "./service-process.js";
 
-const SCRIPT = resolve(REPO_ROOT, "scripts/pgbouncer.sh");
+/**
+ * Which PgBouncer: `debian` is Debian 12's 1.18 (scripts/pgbouncer.sh: installed, or the package unpacked),
+ * older than the 1.21 that keeps prepared statements across server connections; `upstream` is 1.24.1,
+ * built once from source (scripts/pgbouncer-upstream.sh), which does so by default.
+ */
+export type PgBouncerRelease = "debian" | "upstream";
+const SCRIPTS: Record<PgBouncerRelease, string> = {
+  debian: resolve(REPO_ROOT, "scripts/pgbouncer.sh"),
+  upstream: resolve(REPO_ROOT, "scripts/pgbouncer-upstream.sh"),
+};
 
 export interface PgBouncerOptions {
   /** `transaction` (the default here, as operators run it in front of many replicas) or `session`. */
   poolMode?: "transaction" | "session";
   /** Server connections per database and user (`default_pool_size`): at most this many transactions at once. */
   poolSize?: number;
+  /** Default `debian`. */
+  release?: PgBouncerRelease;
 }
 
 /** One row of PgBouncer's `SHOW POOLS` for a database: client and server connections now. */
@@ -26,7 +37,7 @@ export interface PgBouncerPool {
 }
 
 /**
- * A real PgBouncer (scripts/pgbouncer.sh finds or fetches Debian's) in front of a PostgreSQL server, as a
+ * A real PgBouncer (Debian's or a current upstream release: PgBouncerRelease) in front of a PostgreSQL server, as a
  * child process on a port of its own. Every database of the server is reachable through it, with the server
  * URL's user and password (SCRAM, as PostgreSQL's own). The admin console (`SHOW POOLS`) is open to that user.
  */
@@ -42,7 +53,10 @@ export class PgBouncer {
   ) {}
 
   static async start(serverUrl: string, options: PgBouncerOptions = {}): Promise<PgBouncer> {
-    const binary = execFileSync("bash", [SCRIPT], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+    const binary = execFileSync("bash", [SCRIPTS[options.release ?? "debian"]], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }).trim();
     const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).split("\n")[0]!.trim();
     const target = new URL(serverUrl);
     const user = decodeURIComponent(target.username);

@@ -89,15 +89,17 @@ export async function createTestDatabase(prefix = "t", server = testServerUrl())
 
 /**
  * How a test file's databases are reached: `direct` (the tests' server), `pgbouncer` (the same through one
- * PgBouncer in transaction mode, as operators put one in front of many replicas) or `debian15` (a server of
- * their own: Debian's PostgreSQL 15, the oldest release the stores are tested on).
+ * PgBouncer in transaction mode, as operators put one in front of many replicas: Debian 12's 1.18, which
+ * needs the pool opened for it), `pgbouncer-upstream` (the same through PgBouncer 1.24, with the pool's
+ * default settings) or `debian15` (a server of their own: Debian's PostgreSQL 15, the oldest release the
+ * stores are tested on).
  */
-export type DatabaseRoute = "direct" | "pgbouncer" | "debian15";
+export type DatabaseRoute = "direct" | "pgbouncer" | "pgbouncer-upstream" | "debian15";
 
 /**
  * Empty databases for one test file (`create()`), all dropped by `dropAll()`, reached by `route`. A
- * PgBouncer or a Debian server is started on first use and stopped by dropAll. Behind PgBouncer a pool
- * must be opened for it (`transactionPooling`, as DATABASE_TRANSACTION_POOLING=true does).
+ * PgBouncer or a Debian server is started on first use and stopped by dropAll. Behind Debian's PgBouncer a
+ * pool must be opened for it (`transactionPooling`, as DATABASE_TRANSACTION_POOLING=true does).
  */
 export class TestDatabases {
   private readonly made: TestDatabase[] = [];
@@ -117,8 +119,8 @@ export class TestDatabases {
     if (this.route === "debian15") this.debian ??= startDebianPostgres();
     const db = await createTestDatabase(this.prefix, this.debian ? (await this.debian).url : testServerUrl());
     this.made.push(db);
-    if (this.route !== "pgbouncer") return db.url;
-    this.bouncer ??= PgBouncer.start(testServerUrl(), { poolSize: 4 });
+    if (this.route !== "pgbouncer" && this.route !== "pgbouncer-upstream") return db.url;
+    this.bouncer ??= PgBouncer.start(testServerUrl(), { poolSize: 4, release: this.route === "pgbouncer" ? "debian" : "upstream" });
     return (await this.bouncer).through(db.url);
   }
 
@@ -133,13 +135,15 @@ export class TestDatabases {
 
 /**
  * The PostgreSQL places every store contract runs on, by name: the tests' server, the same through
- * PgBouncer in transaction mode, and Debian's PostgreSQL 15 (the oldest release tested). dropAll() ends
- * them all (call it from afterAll).
+ * PgBouncer in transaction mode (Debian's 1.18 with DATABASE_TRANSACTION_POOLING's settings, and 1.24 with
+ * the defaults), and Debian's PostgreSQL 15 (the oldest release tested). dropAll() ends them all (call it
+ * from afterAll).
  */
 export function postgresRoutes(prefix: string): { routes: Array<readonly [string, TestDatabases]>; dropAll(): Promise<void> } {
   const routes = [
     ["PostgreSQL", new TestDatabases(prefix)],
-    ["PostgreSQL through PgBouncer (transaction pooling)", new TestDatabases(prefix, "pgbouncer")],
+    ["PostgreSQL through PgBouncer (Debian 12's, transaction pooling)", new TestDatabases(prefix, "pgbouncer")],
+    ["PostgreSQL through PgBouncer 1.24 (transaction pooling, default pool settings)", new TestDatabases(prefix, "pgbouncer-upstream")],
     [`PostgreSQL ${DEBIAN_POSTGRES_MAJOR} (Debian 12's)`, new TestDatabases(prefix, "debian15")],
   ] as const;
   return { routes: [...routes], dropAll: async () => void (await Promise.all(routes.map(([, databases]) => databases.dropAll()))) };

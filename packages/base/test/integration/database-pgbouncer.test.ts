@@ -11,10 +11,11 @@ import {
 } from "../../src/index.js";
 
 // A real PgBouncer in transaction mode (the pooler operators put in front of many replicas) hands each
-// transaction to whichever server connection is free. Two things then break a default pool: a statement
-// one server connection prepared is missing on the next, and (PgBouncer before 1.21) a query sent behind
-// another on one connection is lost. DATABASE_TRANSACTION_POOLING=true opens the pool for it; a service
-// left on the default must say what to change.
+// transaction to whichever server connection is free. Before 1.21 (Debian 12 ships 1.18) two things then
+// break a default pool: a statement one server connection prepared is missing on the next, and a query
+// sent behind another on one connection is lost. DATABASE_TRANSACTION_POOLING=true opens the pool for it;
+// a service left on the default must say what to change. From 1.24 on (max_prepared_statements 200 by
+// default) PgBouncer itself prepares the statement again where it is missing, and the defaults work.
 let bouncer: PgBouncer;
 let database: TestDatabase;
 beforeAll(async () => {
@@ -102,7 +103,7 @@ async function queriesBehindAnother(
   return { answered, lost: false };
 }
 
-describe("PostgreSQL through PgBouncer in transaction mode", () => {
+describe("PostgreSQL through PgBouncer in transaction mode (Debian 12's)", () => {
   it("by default a prepared statement is missing on another server connection, and the store says to set DATABASE_TRANSACTION_POOLING=true", async () => {
     const env = DatabaseEnv.parse({ DATABASE_URL: bouncer.through(database.url) });
     expect(env.DATABASE_TRANSACTION_POOLING).toBe(false);
@@ -155,6 +156,42 @@ describe("PostgreSQL through PgBouncer in transaction mode", () => {
     } finally {
       await pooled.end();
     }
+  });
+});
+
+describe("PostgreSQL through PgBouncer 1.24 in transaction mode", () => {
+  let current: PgBouncer;
+  // The first run builds it from source (scripts/pgbouncer-upstream.sh), about 20 s.
+  beforeAll(async () => {
+    current = await PgBouncer.start(database.url, { poolMode: "transaction", poolSize: 2, release: "upstream" });
+  }, 180_000);
+  afterAll(() => current?.stop());
+
+  it("needs nothing: with the defaults, a statement prepared on one server connection is answered on another, and no query sent behind another is lost", async () => {
+    expect(current.version).toMatch(/^PgBouncer 1\.(2[4-9]|[3-9]\d)\b/);
+    const env = DatabaseEnv.parse({ DATABASE_URL: current.through(database.url) });
+    expect(env.DATABASE_TRANSACTION_POOLING).toBe(false);
+    const sql = connectPostgres(env.DATABASE_URL!, poolSettings(env));
+    try {
+      expect(await queryAfterItsServerConnectionIsTaken(sql)).toBe(42);
+      // The second answer did come from the other server connection: both were opened.
+      const pool = await current.pools(new URL(database.url).pathname.slice(1));
+      expect(pool!.serversActive + pool!.serversIdle).toBe(2);
+    } finally {
+      await sql.end();
+    }
+    expect(await queriesBehindAnother(false, 20, current)).toEqual({ answered: 20, lost: false });
+  });
+
+  it("DATABASE_TRANSACTION_POOLING=true works through it too", async () => {
+    const env = DatabaseEnv.parse({ DATABASE_URL: current.through(database.url), DATABASE_TRANSACTION_POOLING: "true" });
+    const sql = connectPostgres(env.DATABASE_URL!, poolSettings(env));
+    try {
+      expect(await queryAfterItsServerConnectionIsTaken(sql)).toBe(42);
+    } finally {
+      await sql.end();
+    }
+    expect(await queriesBehindAnother(true, 20, current)).toEqual({ answered: 20, lost: false });
   });
 });
 

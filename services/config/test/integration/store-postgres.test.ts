@@ -4,8 +4,9 @@ import { PostgresConfigStore } from "../../src/store/index.js";
 import { configStoreContract } from "../support/config-store-contract.js";
 
 // The same contract as on SQLite, on the real PostgreSQL server the tests start (a database per place),
-// again through a real PgBouncer in transaction mode (with DATABASE_TRANSACTION_POOLING's settings), and
-// on Debian's PostgreSQL 15, the oldest release the stores are tested on.
+// again through a real PgBouncer in transaction mode (Debian 12's 1.18 with DATABASE_TRANSACTION_POOLING's
+// settings; 1.24 with the defaults), and on Debian's PostgreSQL 15, the oldest release the stores are
+// tested on.
 const places = postgresRoutes("config");
 afterAll(() => places.dropAll());
 
