@@ -1,0 +1,3 @@
+import { replicasScenario } from "./fixtures/replicas-scenario.js";
+
+replicasScenario("pgbouncer-upstream");
