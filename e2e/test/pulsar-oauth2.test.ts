@@ -1,28 +1,13 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OAuth2TokenSource, PulsarClient } from "@toolmesh/pulsar";
-import {
-  BrokerInstance,
-  PRIVATE_BROKER_PORTS,
-  ServiceProcess,
-  startOAuth2Issuer,
-  trustGraphToolCalls,
-  type OAuth2Issuer,
-} from "@toolmesh/test-support";
+import { ServiceProcess, privateBroker, startOAuth2Issuer, trustGraphToolCalls, type OAuth2Issuer } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";
 
 // A broker that authenticates every client (RS256 tokens, PULSAR_TOKEN_SIGNING=key-pair), toolmesh
 // authenticating with OAuth2 (PULSAR_OAUTH2_*: tokens from an issuer that signs with the broker's key, short-
 // lived so they expire mid-test), and TrustGraph 2.11.1 beside it with its own `pulsar_api_key` (a token
 // from Pulsar's token tool), calling each other both ways. TrustGraph fixes the tenant: tg.
-const home = join(tmpdir(), `toolmesh-e2e-oauth2-${process.pid}`);
-const ports = PRIVATE_BROKER_PORTS["e2e/pulsar-oauth2"];
-const broker = new BrokerInstance({
-  home,
-  webPort: ports.web,
-  brokerPort: ports.broker,
-  bookiePort: ports.bookie,
+const broker = privateBroker("e2e/pulsar-oauth2", {
   tokenAuth: true,
   tokenSigning: "key-pair",
   authRefreshCheckSeconds: 1,

@@ -1,22 +1,11 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrokerInstance, PRIVATE_BROKER_PORTS, ServiceProcess, trustGraphToolCalls, waitFor } from "@toolmesh/test-support";
+import { ServiceProcess, privateBroker, trustGraphToolCalls, waitFor } from "@toolmesh/test-support";
 
 // A service on the WebSocket transport to a broker whose web service is on TLS with a private CA
 // (PULSAR_WEB_TLS_PORT: https:// and wss://) and which authenticates every client by token, set up
 // through the service's own environment (PULSAR_TLS_CA_FILE, PULSAR_AUTH_TOKEN). TrustGraph 2.11.1's
 // ToolServiceClient, on the binary protocol with its own token, is the caller. TrustGraph fixes the tenant: tg.
-const home = join(tmpdir(), `toolmesh-e2e-wss-${process.pid}`);
-const ports = PRIVATE_BROKER_PORTS["e2e/pulsar-wss"];
-const broker = new BrokerInstance({
-  home,
-  webPort: ports.web,
-  brokerPort: ports.broker,
-  bookiePort: ports.bookie,
-  webTlsPort: ports.webTls,
-  tokenAuth: true,
-});
+const broker = privateBroker("e2e/pulsar-wss", { tokenAuth: true });
 let joke: ServiceProcess;
 let token: string;
 

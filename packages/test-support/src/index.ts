@@ -51,7 +51,7 @@ export {
   type TrustGraphPulsarAuth,
 } from "./trustgraph-peer.js";
 export { startOAuth2Issuer, type OAuth2Issuer, type OAuth2IssuerOptions, type OAuth2TokenRequest } from "./oauth2-issuer.js";
-export { PRIVATE_BROKER_PORTS, RESERVED_BROKER_PORTS } from "./private-broker-ports.js";
+export { PRIVATE_BROKER_PORTS, RESERVED_BROKER_PORTS, type PrivateBrokerTest, privateBroker } from "./private-broker-ports.js";
 export { foreignToken, startSecuredBroker, type SecuredBroker, type SecuredBrokerPorts } from "./secured-broker.js";
 export { PeerProcess } from "./peer-process.js";
 export { claimTrustGraphTenant } from "./trustgraph-tenant.js";

@@ -1,4 +1,6 @@
-import { TEST_BROKER } from "./broker.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BrokerInstance, type BrokerInstanceOptions, TEST_BROKER } from "./broker.js";
 
 /**
  * The fixed ports of the private brokers that tests start apart from the shared test broker (to restart
@@ -28,3 +30,26 @@ export const RESERVED_BROKER_PORTS: readonly number[] = [
   6650,
   3181,
 ];
+
+/** A test file that starts a private broker: a key of PRIVATE_BROKER_PORTS. */
+export type PrivateBrokerTest = keyof typeof PRIVATE_BROKER_PORTS;
+
+/**
+ * The private broker of `test` (not started): on the ports PRIVATE_BROKER_PORTS gives it (TLS ones
+ * included), in a temp folder of its own, with `options` (authentication) added.
+ */
+export function privateBroker(
+  test: PrivateBrokerTest,
+  options: Omit<BrokerInstanceOptions, "home" | "webPort" | "brokerPort" | "bookiePort" | "tlsPort" | "webTlsPort"> = {},
+): BrokerInstance {
+  const ports: { web: number; broker: number; bookie: number; tls?: number; webTls?: number } = PRIVATE_BROKER_PORTS[test];
+  return new BrokerInstance({
+    home: join(tmpdir(), `toolmesh-${test.replace("/", "-")}-${process.pid}`),
+    webPort: ports.web,
+    brokerPort: ports.broker,
+    bookiePort: ports.bookie,
+    ...(ports.tls === undefined ? {} : { tlsPort: ports.tls }),
+    ...(ports.webTls === undefined ? {} : { webTlsPort: ports.webTls }),
+    ...options,
+  });
+}

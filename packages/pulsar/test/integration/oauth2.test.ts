@@ -5,11 +5,11 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  BrokerInstance,
   PRIVATE_BROKER_PORTS,
   ProxyInstance,
   apacheClient,
   freePort,
+  privateBroker,
   startOAuth2Issuer,
   waitFor,
   type OAuth2Issuer,
@@ -20,13 +20,8 @@ import { BinaryTransport, OAuth2TokenSource, PulsarClient, WebSocketTransport, t
 // RS256 token authentication (PULSAR_TOKEN_SIGNING=key-pair) and an OAuth2 issuer signing with the broker's
 // key (oauth2-mock-server), so the access tokens it grants are Pulsar tokens. Apache's Python client takes
 // the other end with its own AuthenticationOauth2.
-const home = join(tmpdir(), `toolmesh-oauth2-${process.pid}`);
 const ports = PRIVATE_BROKER_PORTS["pulsar/oauth2"];
-const broker = new BrokerInstance({
-  home,
-  webPort: ports.web,
-  brokerPort: ports.broker,
-  bookiePort: ports.bookie,
+const broker = privateBroker("pulsar/oauth2", {
   tokenAuth: true,
   tokenSigning: "key-pair",
   // Expired tokens are found (and challenged) within a second, not Pulsar's default minute.

@@ -1,14 +1,10 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolServiceRequest, ToolServiceResponse, type ToolServiceResponseWire } from "@toolmesh/schema";
-import { BrokerInstance, PRIVATE_BROKER_PORTS, clientOptions, type TransportKind, waitFor } from "@toolmesh/test-support";
+import { clientOptions, privateBroker, type TransportKind, waitFor } from "@toolmesh/test-support";
 import { PulsarClient, RequestClient, serve, type Subscription } from "../../src/index.js";
 
 // A private broker on its own ports, so stopping it disturbs no other test.
-const home = join(tmpdir(), `toolmesh-restart-${process.pid}`);
-const ports = PRIVATE_BROKER_PORTS["pulsar/reconnect"];
-const broker = new BrokerInstance({ home, webPort: ports.web, brokerPort: ports.broker, bookiePort: ports.bookie });
+const broker = privateBroker("pulsar/reconnect");
 const TRANSPORTS: TransportKind[] = ["binary", "websocket"];
 
 beforeAll(() => broker.start(), 180_000);
