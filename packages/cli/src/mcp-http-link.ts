@@ -28,12 +28,20 @@ const sessionGone = (err: unknown, transport: StreamableHTTPClientTransport) =>
 const streamGivenUp = (err: Error) => err.message.startsWith("Maximum reconnection attempts");
 
 /**
+ * A GET for the notification stream that did not open it: refused (503 from a server that began shutting
+ * down, a proxy's 502, ...) or never answered. 404 (session gone) is handled apart; 405 means the server
+ * offers no stream, which the SDK accepts; redirects are followed by the SDK.
+ */
+const refused = (status: number) => status >= 400 && status !== 404 && status !== 405;
+
+/**
  * The Streamable HTTP side of `tg mcp`: one MCP session with toolmesh's endpoint, kept alive for a stdio
  * client that cannot know the server forgot it. On a 404 for the session (the spec's "start a new session")
  * it initializes a new one with the client's own initialize params, sends notifications/initialized, tells
  * the client its tool list may have changed, and sends the failed message once more. The same happens
  * without waiting for a request when the server's notification stream is lost for good (the server forgot
- * the session, or was away longer than the SDK's retries), so notifications keep reaching an idle client.
+ * the session, was away longer than the SDK's retries, or refused to open the stream at all), so
+ * notifications keep reaching an idle client.
  */
 export class McpHttpLink {
   private transport: StreamableHTTPClientTransport;
@@ -44,6 +52,12 @@ export class McpHttpLink {
   private readonly sending = new Map<StreamableHTTPClientTransport, Set<Promise<void>>>();
   private reinitializations = 0;
   private restoring = false;
+  /**
+   * How long to wait before the next new session when a session's notification stream was refused: 0 the
+   * first time, then growing up to RESTORE_DELAY_MS.max while streams keep being refused (a server that never
+   * opens one gets a new session at most that often), back to 0 once a stream opens.
+   */
+  private refusedStreamDelayMs = 0;
   private closed = false;
 
   constructor(private readonly options: McpHttpLinkOptions) {
@@ -102,10 +116,10 @@ export class McpHttpLink {
 
   private open(): StreamableHTTPClientTransport {
     const { url, token, log } = this.options;
-    const transport = new StreamableHTTPClientTransport(
-      url,
-      token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
-    );
+    const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(url, {
+      ...(token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {}),
+      fetch: (input, init) => this.watchStream(transport, input, init),
+    });
     transport.onmessage = (message) => {
       if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && typeof message.id === "string") {
         const waiting = this.pending.get(message.id);
@@ -117,13 +131,43 @@ export class McpHttpLink {
       }
       this.options.onmessage(message);
     };
+    let reported: Error | undefined;
     transport.onerror = (err) => {
       // A forgotten session is handled (or reported) where the request failed, or by restoreStream.
       const gone = sessionGone(err, transport);
-      if (!gone) log(`MCP endpoint ${url.href}: ${err.message}`);
+      // (The SDK reports a GET refused after notifications/initialized twice, as the same error.)
+      if (!gone && err !== reported) log(`MCP endpoint ${url.href}: ${err.message}`);
+      reported = err;
       if ((gone || streamGivenUp(err)) && transport === this.transport) void this.restoreStream(transport);
     };
     return transport;
+  }
+
+  /**
+   * Every request of `transport`, passed through; a GET's outcome is noted. The SDK re-opens a stream that
+   * ended (a few times), but not one it could not open right after `notifications/initialized`: a session
+   * opened just as its server began shutting down would get no notification again. So a refused or failed
+   * GET starts a new session here, whichever way the SDK went.
+   */
+  private async watchStream(transport: StreamableHTTPClientTransport, input: string | URL, init?: RequestInit): Promise<Response> {
+    if (init?.method !== "GET") return fetch(input, init);
+    try {
+      const response = await fetch(input, init);
+      if (response.ok) this.refusedStreamDelayMs = 0;
+      else if (refused(response.status)) this.streamRefused(transport);
+      return response;
+    } catch (err) {
+      // Aborted: the transport was closed on purpose.
+      if (!init.signal?.aborted) this.streamRefused(transport);
+      throw err;
+    }
+  }
+
+  private streamRefused(transport: StreamableHTTPClientTransport): void {
+    if (this.closed || transport !== this.transport) return;
+    const delay = this.refusedStreamDelayMs;
+    this.refusedStreamDelayMs = Math.min(Math.max(delay * 2, RESTORE_DELAY_MS.first), RESTORE_DELAY_MS.max);
+    setTimeout(() => void this.restoreStream(transport), delay).unref();
   }
 
   /**

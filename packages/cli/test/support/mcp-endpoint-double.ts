@@ -6,13 +6,16 @@ import type { AddressInfo } from "node:net";
  * (`mcp-session-id`), notifications get 202, the GET opens the session's notification stream, `tools/call`
  * answers with JSON, and a request for a session it does not know gets the spec's 404. `forget()` is a
  * restart: every session is dropped and every notification stream ended. `holdUnknownUntil` keeps the 404s
- * waiting, so a test can put a request in flight exactly while the client is opening its new session.
+ * waiting, so a test can put a request in flight exactly while the client is opening its new session;
+ * `refuseStreams` answers the next GETs 503.
  */
 export class McpEndpointDouble {
   readonly sessions = new Set<string>();
   /** Each request as `METHOD rpc-method session`, in arrival order. */
   readonly seen: string[] = [];
   holdUnknownUntil: Promise<void> | undefined;
+  /** GETs answered 503 before anything else, as a server that began shutting down answers; -1 each one. */
+  refuseStreams = 0;
   private readonly streams = new Set<ServerResponse>();
   private opened = 0;
 
@@ -51,6 +54,10 @@ export class McpEndpointDouble {
     const session = req.headers["mcp-session-id"] as string | undefined;
     const body = req.method === "POST" ? (JSON.parse(await readBody(req)) as { id?: string | number; method?: string }) : undefined;
     this.seen.push(`${req.method} ${body?.method ?? "-"} ${session ?? "-"}`);
+    if (req.method === "GET" && this.refuseStreams > 0) {
+      this.refuseStreams--;
+      return json(res, { jsonrpc: "2.0", id: null, error: { code: -32603, message: "closing" } }, {}, 503);
+    }
     if (body?.method === "initialize") {
       const id = `session-${++this.opened}`;
       this.sessions.add(id);

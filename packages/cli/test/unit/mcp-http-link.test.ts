@@ -65,3 +65,58 @@ describe("McpHttpLink when the server forgets the session", () => {
     expect(link.sessionId).toBe("session-2");
   });
 });
+
+describe("McpHttpLink when the server refuses the notification stream", () => {
+  const open = async (): Promise<{ other: McpHttpLink; heard: JSONRPCMessage[]; lines: string[] }> => {
+    const heard: JSONRPCMessage[] = [];
+    const lines: string[] = [];
+    const other = new McpHttpLink({
+      url: endpoint.url,
+      token: undefined,
+      log: (line) => lines.push(line),
+      onmessage: (m) => heard.push(m),
+    });
+    await other.start();
+    await other.send(INITIALIZE);
+    await other.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return { other, heard, lines };
+  };
+
+  it("opens a new session when the stream is refused right after initialize (the server began shutting down), which the SDK never retries", async () => {
+    endpoint.refuseStreams = 1;
+    const { other, heard, lines } = await open();
+    try {
+      await waitFor(() => endpoint.streamCount === 2, { description: "the new session's notification stream", timeoutMs: 8_000 });
+      expect(other.sessionId).toBe("session-3");
+      expect(heard).toContainEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      // The refusal is logged once, though the SDK reports it twice.
+      expect(lines.filter((line) => line.includes("Failed to open SSE stream: Service Unavailable"))).toHaveLength(1);
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^session session-2 is unknown to the server .*initialized a new one, session-3$/),
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("waits longer each time while streams keep being refused, and not once one opens", async () => {
+    endpoint.refuseStreams = Number.POSITIVE_INFINITY;
+    const initializes = () => endpoint.seen.filter((line) => line.startsWith("POST initialize")).length;
+    const before = initializes();
+    const { other } = await open();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // Its own session, a new one at once when its stream is refused, then after 1 s, 2 s more, ...: not one
+      // per round trip.
+      expect(initializes() - before).toBeGreaterThanOrEqual(2);
+      expect(initializes() - before).toBeLessThanOrEqual(3);
+      endpoint.refuseStreams = 0;
+      await waitFor(() => endpoint.streamCount === 2, { description: "a stream once the server opens them", timeoutMs: 8_000 });
+      const opened = initializes();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(initializes()).toBe(opened);
+    } finally {
+      await other.close();
+    }
+  });
+});
