@@ -1,6 +1,17 @@
 import { mergeConfig } from "vitest/config";
-import { postgresVitestConfig } from "../vitest.shared.js";
+import { integrationConfig, postgresVitestConfig } from "../vitest.shared.js";
 
 // A process per file: these files set process-wide state (OpenTelemetry's globals, TOOLMESH_TENANT=tg for
 // TrustGraph's processors), and loading modules is a small part of their time (about 10 s of 4 minutes).
-export default mergeConfig(postgresVitestConfig, { test: { isolate: true } });
+// Alone: two replicas of every service under load and SIGKILL (heartbeats against a 2 s stale period),
+// PostgreSQL outages of a few seconds, token lifetimes, private brokers (a JVM each), and `npm run up` (it
+// looks for a free port range).
+export default integrationConfig(mergeConfig(postgresVitestConfig, { test: { isolate: true } }), [
+  "test/replicas-postgres.test.ts",
+  "test/replicas-pgbouncer.test.ts",
+  "test/replicas-pgbouncer-upstream.test.ts",
+  "test/postgres-outage.test.ts",
+  "test/pulsar-oauth2.test.ts",
+  "test/pulsar-wss.test.ts",
+  "test/up-ctrl-c.test.ts",
+]);

@@ -78,10 +78,12 @@ bash scripts/pgbouncer-upstream.sh >/dev/null
 bash scripts/debian-postgres.sh >/dev/null
 
 # One package at a time: integration tests share one broker on a 2-core machine, and many time heartbeats,
-# token refreshes, reconnects and restarts. Two at a time took 13-15 minutes instead of 17-18, but in 2 of 4
-# clean-clone runs a test missed its timing under the other package's load (e2e's PostgreSQL outage,
-# mcp-server's restart, pulsar's OAuth2 token refresh). Private brokers still take fixed ports no other test
-# takes (packages/test-support/src/private-broker-ports.ts), so packages can be run side by side by hand.
+# token refreshes, reconnects and restarts. Two packages at a time took 13-15 minutes instead of 17-18, but in
+# 2 of 4 clean-clone runs a test missed its timing under the other package's load (e2e's PostgreSQL outage,
+# mcp-server's restart, pulsar's OAuth2 token refresh). Within a package, files run two at a time, then the
+# timing-sensitive and machine-loading ones alone (integrationConfig in vitest.shared.ts;
+# TOOLMESH_TEST_FILES_AT_ONCE=1 runs every file alone). Private brokers take fixed ports no other test takes
+# (packages/test-support/src/private-broker-ports.ts), so packages can be run side by side by hand.
 pnpm exec turbo run test --concurrency=1 --continue || status=$?
 node scripts/test-summary.mjs || status=$((status == 0 ? 1 : status))
 exit "$status"

@@ -1,3 +1,8 @@
-import { sharedVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, sharedVitestConfig } from "../../vitest.shared.js";
 
-export default sharedVitestConfig;
+// Alone: token lifetimes of a few seconds (oauth2), and private brokers started and restarted.
+export default integrationConfig(sharedVitestConfig, [
+  "test/integration/oauth2.test.ts",
+  "test/integration/reconnect.test.ts",
+  "test/integration/binary-secured.test.ts",
+]);

@@ -1,3 +1,8 @@
-import { sharedVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, sharedVitestConfig } from "../../vitest.shared.js";
 
-export default sharedVitestConfig;
+// Every file starts a private broker (a JVM each): one at a time.
+export default integrationConfig(sharedVitestConfig, [
+  "test/integration/secured-broker.test.ts",
+  "test/integration/oauth2-broker.test.ts",
+  "test/integration/bookie-lock.test.ts",
+]);

@@ -1,3 +1,4 @@
-import { postgresVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, postgresVitestConfig } from "../../vitest.shared.js";
 
-export default postgresVitestConfig;
+// Alone: heartbeats against a stale period of a few seconds.
+export default integrationConfig(postgresVitestConfig, ["test/integration/agent-instance.test.ts"]);

@@ -1,3 +1,8 @@
-import { postgresVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, postgresVitestConfig } from "../../vitest.shared.js";
 
-export default postgresVitestConfig;
+// Alone: replicas restarted under load, and PostgreSQL going away and coming back.
+export default integrationConfig(postgresVitestConfig, [
+  "test/integration/rolling-restart-python.test.ts",
+  "test/integration/config-outage.test.ts",
+  "test/integration/store-failover.test.ts",
+]);

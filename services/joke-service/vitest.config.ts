@@ -1,3 +1,3 @@
-import { sharedVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, sharedVitestConfig } from "../../vitest.shared.js";
 
-export default sharedVitestConfig;
+export default integrationConfig(sharedVitestConfig);

@@ -1,3 +1,4 @@
-import { sharedVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, sharedVitestConfig } from "../../vitest.shared.js";
 
-export default sharedVitestConfig;
+// Alone: mcp-server restarted under its clients, and SIGTERM against its shutdown timeout.
+export default integrationConfig(sharedVitestConfig, ["test/integration/restart.test.ts"]);

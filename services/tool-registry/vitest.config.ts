@@ -1,3 +1,4 @@
-import { postgresVitestConfig } from "../../vitest.shared.js";
+import { integrationConfig, postgresVitestConfig } from "../../vitest.shared.js";
 
-export default postgresVitestConfig;
+// Alone: refresh intervals waited out by the clock.
+export default integrationConfig(postgresVitestConfig, ["test/integration/registry.test.ts"]);
