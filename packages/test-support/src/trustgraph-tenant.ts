@@ -16,7 +16,9 @@ async function configConsumers(webServiceUrl: string): Promise<string[]> {
  * they load their configuration from `request:tg:config`, a queue id fixed in trustgraph-base
  * (`schema/config.py`), so the config service they talk to must serve tenant `tg`. The per-file tenants the
  * other tests use cannot isolate such a file; instead it waits here until no other config service serves
- * `tg` on this broker (another run of a tg-tenant test), so two systems never share that queue. The file
+ * `tg` on this broker (another run of a tg-tenant test), so two systems never share that queue. A check, not
+ * a lock: two such files starting at the same moment both pass it, so e2e runs them one at a time
+ * (e2e/vitest.config.ts). The file
  * must set TOOLMESH_TENANT=tg before @toolmesh/schema loads (`vi.hoisted`), keep its data in its own
  * folders and give every topic it adds a unique name.
  */
