@@ -3,7 +3,8 @@ import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, Tracing, type TracesSampler, parseEnv } from "@toolmesh/base";
+import { BaseEnv, DynamicToolService, ServiceRuntime, ToolServiceClient, type TracesSampler, parseEnv } from "@toolmesh/base";
+import { Tracing } from "@toolmesh/base/tracing";
 import { MemoryBroker, MemoryTransport, PulsarClient } from "@toolmesh/pulsar";
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolServiceClient, Tracing } from "@toolmesh/base";
+import { ToolServiceClient } from "@toolmesh/base";
+import { Tracing } from "@toolmesh/base/tracing";
 import { PulsarClient } from "@toolmesh/pulsar";
 import {
   OtlpReceiver,

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { ROOT_CONTEXT, TraceFlags, createTraceState, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolServiceError, Tracing, traced } from "@toolmesh/base";
+import { ToolServiceError, traced } from "@toolmesh/base";
+import { Tracing } from "@toolmesh/base/tracing";
 import { PulsarClient } from "@toolmesh/pulsar";
 import { OtlpReceiver, brokerServiceUrl, trustGraphToolCalls, useBroker, waitFor, serviceTopics } from "@toolmesh/test-support";
 import { withTrustGraphToolService } from "./fixtures/trustgraph-service.js";

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { BaseEnv, Tracing, parseEnv, tracingSettings } from "@toolmesh/base";
+import { BaseEnv, parseEnv, tracingSettings } from "@toolmesh/base";
+import { Tracing } from "@toolmesh/base/tracing";
 import type { TransportKind } from "../transports.js";
 import type { CallTarget } from "./types.js";
 

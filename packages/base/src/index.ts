@@ -51,7 +51,8 @@ export {
 } from "./database.js";
 export { MISSING_PREPARED_STATEMENT, reportUnreachableDatabase, unreachableDatabaseCode } from "./database-outage.js";
 export { measuredStore } from "./measured-store.js";
-export { Tracing, propagatorFor, tracingSettings, type TracingSettings } from "./tracing.js";
+// The SDK itself (Tracing, propagatorFor) is `@toolmesh/base/tracing`, loaded only where tracing is on.
+export { tracingSettings, type TracingSettings } from "./tracing-settings.js";
 export {
   ROOT_TRACE_CONTEXT,
   SpanKind,

@@ -5,7 +5,7 @@ import { createLogger } from "./logger.js";
 import { pulsarSettings } from "./pulsar-settings.js";
 import { type RuntimeOptions, ServiceRuntime } from "./runtime.js";
 import { StartupError } from "./startup-error.js";
-import { Tracing, tracingSettings } from "./tracing.js";
+import { tracingSettings } from "./tracing-settings.js";
 
 /**
  * What every service's main.ts does, in one place: parse the environment (a bad one is one readable line
@@ -39,7 +39,10 @@ export async function startService<E extends BaseEnv>(
   // Before anything that makes spans; the runtime flushes and stops it last on shutdown.
   const settings = tracingSettings(env, name);
   const logger = createLogger(name, env.LOG_LEVEL);
-  const tracing = settings ? Tracing.start(settings, undefined, logger.child({ component: "tracing" })) : undefined;
+  // The SDK is loaded only now: most processes run with tracing off, and loading it is a noticeable part of a start.
+  const tracing = settings
+    ? (await import("./tracing.js")).Tracing.start(settings, undefined, logger.child({ component: "tracing" }))
+    : undefined;
   const runtime = new ServiceRuntime({ logger, ...runtimeOptions(env), name, env, ...(tracing ? { tracing } : {}) });
   if (settings) logger.info({ exporter: settings.exporter, protocol: settings.protocol, url: settings.url }, "tracing on");
   runtime.installSignalHandlers();

@@ -13,51 +13,9 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-node";
 import { setPlainTraceparent, setRootSampling, setUnsampledParentsStayUnsampled } from "@toolmesh/pulsar";
-import { type BaseEnv, DEFAULT_TRACE_PROPAGATORS, type TracePropagator, type TracesSampler } from "./env.js";
+import { DEFAULT_TRACE_PROPAGATORS, type TracePropagator, type TracesSampler } from "./env.js";
+import type { TracingSettings } from "./tracing-settings.js";
 import { type SamplingSetup, samplingFor } from "./trace-sampling.js";
-
-/** Where spans go once tracing is on. */
-export interface TracingSettings {
-  serviceName: string;
-  exporter: "otlp" | "console";
-  /** OTLP over HTTP: `http/protobuf` (the OpenTelemetry default) or `http/json`. */
-  protocol: "http/protobuf" | "http/json";
-  /** The OTLP traces URL (`.../v1/traces`). */
-  url: string;
-  /** OTEL_TRACES_SAMPLER, which the SDK reads itself; here it tells whether unsampled spans can be skipped. */
-  sampler: TracesSampler;
-  /** OTEL_TRACES_SAMPLER_ARG: the ratio of the `*traceidratio` samplers. */
-  samplerArg?: number | undefined;
-  /** OTEL_PROPAGATORS: the formats trace context is written in and read from (default W3C trace context and baggage). */
-  propagators?: TracePropagator[];
-}
-
-const DEFAULT_OTLP_ENDPOINT = "http://localhost:4318";
-
-/**
- * Whether this process traces, from the standard OTEL_* variables (parsed in BaseEnv). Off by default:
- * on when OTEL_TRACES_EXPORTER names an exporter (`otlp`, `console`), or when it is unset and an OTLP
- * endpoint is (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). OTEL_SDK_DISABLED=true
- * and OTEL_TRACES_EXPORTER=none keep it off. Returns undefined when off.
- */
-export function tracingSettings(env: BaseEnv, serviceName: string): TracingSettings | undefined {
-  if (env.OTEL_SDK_DISABLED) return undefined;
-  const endpointGiven = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined || env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
-  const exporter = env.OTEL_TRACES_EXPORTER ?? (endpointGiven ? "otlp" : "none");
-  if (exporter === "none") return undefined;
-  // The signal-specific URL is used as given; the general endpoint gets the traces path (OTLP spec).
-  const url =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, "")}/v1/traces`;
-  return {
-    serviceName: env.OTEL_SERVICE_NAME ?? serviceName,
-    exporter,
-    protocol: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf",
-    url,
-    sampler: env.OTEL_TRACES_SAMPLER,
-    samplerArg: env.OTEL_TRACES_SAMPLER_ARG,
-    propagators: env.OTEL_PROPAGATORS,
-  };
-}
 
 /** One propagator for the formats OTEL_PROPAGATORS names: each is written, and read in that order. */
 export function propagatorFor(names: TracePropagator[]): TextMapPropagator {
@@ -87,7 +45,8 @@ function onlyW3C(propagators: TracePropagator[]): boolean {
 }
 
 /**
- * The OpenTelemetry SDK for this process: a tracer provider registered globally (with the propagators
+ * The OpenTelemetry SDK for this process (`@toolmesh/base/tracing`: a service loads it only when tracing is
+ * on, since the SDK and its exporters take a noticeable part of a process's start to load): a tracer provider registered globally (with the propagators
  * OTEL_PROPAGATORS names: W3C trace context and baggage by default), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
  * No context manager: toolmesh passes span parents explicitly, and an AsyncLocalStorage one would hook
  * every promise of the process (the largest part of tracing's cost on Node 20). Batched export, sampling and limits follow OTEL_BSP_*,

@@ -2,7 +2,8 @@ import { type Context, propagation, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-node";
 import { afterEach, describe, expect, it } from "vitest";
 import { SpanKind, UnsampledSpan, extractTraceContext, injectTraceContext, setPlainTraceparent, traced } from "@toolmesh/pulsar";
-import { Tracing, type TracesSampler } from "../../src/index.js";
+import type { TracesSampler } from "../../src/index.js";
+import { Tracing } from "../../src/tracing.js";
 import type { TracePropagator } from "../../src/env.js";
 
 // With W3C trace context as the only format (the default), an unsampled trace's `traceparent` is read and

@@ -1,7 +1,8 @@
 import { ROOT_CONTEXT, TraceFlags, propagation, trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractTraceContext, injectTraceContext } from "@toolmesh/pulsar";
-import { EmbeddedEnv, parseEnv, propagatorFor, tracingSettings } from "../../src/index.js";
+import { EmbeddedEnv, parseEnv, tracingSettings } from "../../src/index.js";
+import { propagatorFor } from "../../src/tracing.js";
 
 const env = (vars: Record<string, string>) => parseEnv(EmbeddedEnv, vars);
 

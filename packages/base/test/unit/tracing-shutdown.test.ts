@@ -1,7 +1,8 @@
 import { trace } from "@opentelemetry/api";
 import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-node";
 import { afterAll, describe, expect, it } from "vitest";
-import { Tracing, type TracingSettings, traced } from "../../src/index.js";
+import { type TracingSettings, traced } from "../../src/index.js";
+import { Tracing } from "../../src/tracing.js";
 
 const settings: TracingSettings = {
   serviceName: "unit",

@@ -10,11 +10,11 @@ import {
   type InvocationContext,
   ServiceRuntime,
   ToolServiceClient,
-  Tracing,
   type TracesSampler,
   extractTraceContext,
   parseEnv,
 } from "../../src/index.js";
+import { Tracing } from "../../src/tracing.js";
 import { requestTopic, serviceTopics } from "@toolmesh/test-support";
 
 // Spans under an unsampled parent are skipped when the sampler is parent-based (they would record nothing),

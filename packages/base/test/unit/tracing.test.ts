@@ -10,11 +10,11 @@ import {
   ServiceRuntime,
   ToolServiceClient,
   ToolServiceError,
-  Tracing,
   parseEnv,
   traced,
   tracingSettings,
 } from "../../src/index.js";
+import { Tracing } from "../../src/tracing.js";
 import { requestTopic, serviceTopics } from "@toolmesh/test-support";
 
 const env = (vars: Record<string, string>) => parseEnv(EmbeddedEnv, vars);
