@@ -30,7 +30,7 @@ const oauth2Env = () => ({
 beforeAll(async () => {
   await broker.start();
   issuer = await startOAuth2Issuer({ privateKeyFile: broker.tokenPrivateKeyFile, tokenTtlSeconds: TOKEN_TTL_S });
-  trustGraphToken = await broker.createToken("trustgraph");
+  trustGraphToken = await broker.signToken("trustgraph");
   joke = await ServiceProcess.start({
     service: "joke-service",
     env: { ...oauth2Env(), JOKE_ANNOUNCE: "false", BROKER_DROPS_POLL_MS: "1000" },

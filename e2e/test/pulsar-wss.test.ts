@@ -21,7 +21,7 @@ const wssEnv = ({ trustCa }: { trustCa: boolean }) => ({
 
 beforeAll(async () => {
   await broker.start();
-  token = await broker.createToken("toolmesh");
+  token = await broker.signToken("toolmesh");
   joke = await ServiceProcess.start({ service: "joke-service", env: { ...wssEnv({ trustCa: true }), BROKER_DROPS_POLL_MS: "500" } });
 }, 180_000);
 
@@ -36,7 +36,7 @@ describe("the WebSocket transport over wss:// with a private CA", () => {
       broker.serviceUrl,
       jokeTopics,
       [{ config: { style: "dad-joke" }, arguments: { topic: "cats" } }],
-      { apiKey: await broker.createToken("trustgraph") },
+      { apiKey: await broker.signToken("trustgraph") },
     );
     expect(results).toEqual([{ response: "Why don't cats play poker in the jungle? Too many cheetahs." }]);
     // Its sessions went through the WebSocket API (the broker shows them as its own Java client)...

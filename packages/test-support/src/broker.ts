@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { createPrivateKey } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SignJWT } from "jose";
 
 /** The repo root, from src/ or dist/ alike. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -247,5 +249,21 @@ export class BrokerInstance implements Broker {
   async createToken(subject: string, expiry?: string): Promise<string> {
     const output = await runScript(TOKEN_SCRIPT, this.env, expiry ? [subject, expiry] : [subject]);
     return output.trim();
+  }
+
+  /**
+   * A token for `subject` like createToken's (`sub`, and `exp` when `expiresAt` is given: seconds since the
+   * epoch, a past one included), signed here with the same key: HS256 with `auth/secret.key`, or RS256 with
+   * `auth/private.key` under key-pair signing. For tests about what a client does with a token, not about
+   * where it came from: Pulsar's token tool starts a JVM for each (seconds).
+   */
+  async signToken(subject: string, { expiresAt }: { expiresAt?: number } = {}): Promise<string> {
+    const keyPair = this.options.tokenSigning === "key-pair";
+    const key = keyPair
+      ? createPrivateKey({ key: readFileSync(this.tokenPrivateKeyFile), format: "der", type: "pkcs8" })
+      : readFileSync(resolve(this.options.home, "auth/secret.key"));
+    const jwt = new SignJWT({}).setProtectedHeader({ alg: keyPair ? "RS256" : "HS256" }).setSubject(subject);
+    if (expiresAt !== undefined) jwt.setExpirationTime(expiresAt);
+    return jwt.sign(key);
   }
 }

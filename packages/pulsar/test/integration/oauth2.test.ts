@@ -180,9 +180,8 @@ describe.concurrent("a token source whose cache outlives the token", () => {
 
   it("is asked again with the token the broker rejected, and the connection stays", async () => {
     // A expires in 5 s; the source keeps offering it until told the broker rejected it, then gives B.
-    // B is made first: making a token starts a JVM, and A's seconds must be spent connected.
-    const lasting = await broker.createToken("client");
-    const expiring = await broker.createToken("client", "5s");
+    const lasting = await broker.signToken("client");
+    const expiring = await broker.signToken("client", { expiresAt: Math.floor(Date.now() / 1000) + 5 });
     const { hints, client } = staleCacheClient(expiring, lasting);
     const name = topic("stale-cache");
     const received = await collect(client, name);
@@ -199,9 +198,8 @@ describe.concurrent("a token source whose cache outlives the token", () => {
   }, 30_000);
 
   it("is asked again when the broker refuses its token at CONNECT, and the first send goes through", async () => {
-    const lasting = await broker.createToken("client");
-    const expired = await broker.createToken("client", "1s");
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const lasting = await broker.signToken("client");
+    const expired = await broker.signToken("client", { expiresAt: Math.floor(Date.now() / 1000) - 5 });
     const { hints, client } = staleCacheClient(expired, lasting);
     const name = topic("expired-at-connect");
     const received = await collect(client, name);
@@ -212,8 +210,7 @@ describe.concurrent("a token source whose cache outlives the token", () => {
   }, 30_000);
 
   it("tries a refused token once more only: a source that offers it again gets the broker's refusal", async () => {
-    const expired = await broker.createToken("client", "1s");
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const expired = await broker.signToken("client", { expiresAt: Math.floor(Date.now() / 1000) - 5 });
     const { hints, client } = staleCacheClient(expired, expired);
     await expect(client.send(topic("refused-twice"), Buffer.from("x"))).rejects.toThrow(/AuthenticationError/);
     expect(hints).toEqual([undefined, "rejected"]);
