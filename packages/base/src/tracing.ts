@@ -46,8 +46,9 @@ function onlyW3C(propagators: TracePropagator[]): boolean {
 
 /**
  * The OpenTelemetry SDK for this process (`@toolmesh/base/tracing`: a service loads it only when tracing is
- * on, since the SDK and its exporters take a noticeable part of a process's start to load): a tracer provider registered globally (with the propagators
- * OTEL_PROPAGATORS names: W3C trace context and baggage by default), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
+ * on, since the SDK and its exporters take a noticeable part of a process's start to load): a tracer
+ * provider registered globally (with the propagators OTEL_PROPAGATORS names: W3C trace context and baggage
+ * by default), so the spans of @toolmesh/pulsar's tracing helpers are recorded and exported.
  * No context manager: toolmesh passes span parents explicitly, and an AsyncLocalStorage one would hook
  * every promise of the process (the largest part of tracing's cost on Node 20). Batched export, sampling and limits follow OTEL_BSP_*,
  * OTEL_TRACES_SAMPLER(_ARG) and OTEL_RESOURCE_ATTRIBUTES as the SDK reads them. One per process.
