@@ -48,6 +48,8 @@ export const postgresVitestConfig = mergeConfig(
  */
 export function integrationConfig(base: ViteUserConfig, alone: string[] = []): ViteUserConfig {
   const atOnce = Number(process.env.TOOLMESH_TEST_FILES_AT_ONCE ?? 2);
+  if (!Number.isInteger(atOnce) || atOnce < 1)
+    throw new Error(`TOOLMESH_TEST_FILES_AT_ONCE='${process.env.TOOLMESH_TEST_FILES_AT_ONCE}': a whole number of files, 1 or more`);
   // Each project adds to the root's lists (include, exclude) rather than replacing them: so the root has no
   // include, and each project says which files are its own.
   const { include, ...test } = base.test ?? {};
